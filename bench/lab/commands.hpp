@@ -1,0 +1,15 @@
+// qlimits-lab: the subcommands. Each lives in its own file; main.cpp only dispatches.
+#pragma once
+
+namespace lab {
+/// Exit codes shared by every subcommand.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failure = 1; // a run's own checks failed
+inline constexpr int exit_usage = 2;   // bad arguments or malformed input
+
+int replay_main(int argc, char** argv); // replay POLICY [-v] < trace
+int demo_main(int argc, char** argv);   // replay the bundled example trace through dql
+} // namespace lab
+
+/// The bundled example trace (bench/lab/traces/example.trace), embedded at build time.
+extern const char* const qlimits_lab_example_trace;

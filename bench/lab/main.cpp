@@ -1,0 +1,40 @@
+// qlimits-lab: the policy lab's command line. See README.md and DESIGN.md section 7.
+#include <cstdio>
+#include <cstring>
+
+#include "commands.hpp"
+
+namespace {
+struct command {
+    const char* name;
+    int (*run)(int, char**);
+    const char* help;
+};
+constexpr command commands[] = {
+    {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
+    {"replay", lab::replay_main,
+     "replay POLICY [-v] < trace: print the state after each q/c (POLICY: dql, fixed, unlimited)"},
+};
+
+void usage(std::FILE* to) {
+    std::fprintf(to, "usage: qlimits-lab COMMAND [ARGS]\n\ncommands:\n");
+    for (const command& c : commands) std::fprintf(to, "  %-8s %s\n", c.name, c.help);
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        usage(stdout);
+        return lab::exit_ok;
+    }
+    if (std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0 ||
+        std::strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return lab::exit_ok;
+    }
+    for (const command& c : commands)
+        if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
+    std::fprintf(stderr, "qlimits-lab: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return lab::exit_usage;
+}

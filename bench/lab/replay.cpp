@@ -1,0 +1,102 @@
+// qlimits-lab replay POLICY [-v]: read a limit-policy trace (DESIGN.md section 6) on stdin and
+// print the state after every q/c. A thin shell over qlimits/testing/trace.hpp.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "commands.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/testing/trace.hpp"
+
+namespace lab {
+namespace {
+using tick_clock = qlimits::manual_clock<std::chrono::milliseconds>; // 1 tick = 1 ms
+
+std::string read_all(std::FILE* in) {
+    std::string s;
+    char buf[1 << 16];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) s.append(buf, n);
+    return s;
+}
+
+template <class Policy>
+int replay_text(std::string_view text, bool verbose) {
+    std::string out;
+    out.reserve(text.size() * 2);
+    const char* why = nullptr;
+    const std::size_t bad = qlimits::testing::replay_limit_trace<Policy>(
+        text, [&out](std::string_view s) { out.append(s); }, verbose, &why);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    if (bad != 0) {
+        std::fprintf(stderr, "line %zu: %s\n", bad, why);
+        return exit_usage;
+    }
+    return exit_ok;
+}
+} // namespace
+
+int replay_main(int argc, char** argv) {
+    const char* policy = nullptr;
+    bool verbose = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-v") == 0 || std::strcmp(argv[i], "--verbose") == 0)
+            verbose = true;
+        else if (policy == nullptr)
+            policy = argv[i];
+        else {
+            std::fprintf(stderr, "replay: unexpected argument '%s'\n", argv[i]);
+            return exit_usage;
+        }
+    }
+    if (policy == nullptr) {
+        std::fprintf(stderr, "usage: qlimits-lab replay POLICY [-v] < trace\n");
+        return exit_usage;
+    }
+    const std::string text = read_all(stdin);
+    if (std::strcmp(policy, "dql") == 0) return replay_text<qlimits::dql<tick_clock>>(text, verbose);
+    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql)\n", policy);
+    return exit_usage;
+}
+
+int demo_main(int, char**) {
+    // Replay the bundled trace through dql, printing one line each time the limit changes.
+    qlimits::testing::limit_replayer<qlimits::dql<tick_clock>> r;
+    std::string_view text = qlimits_lab_example_trace;
+    std::uint32_t last_limit = 0;
+    std::size_t line_no = 0, ops = 0;
+    std::printf("qlimits-lab demo: bundled example trace through classic DQL (1 tick = 1 ms)\n");
+    std::printf("%8s %8s %10s %10s %12s\n", "line", "tick", "limit", "inflight", "lowest_slack");
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        const std::string_view line = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+        ++line_no;
+        const auto parsed = qlimits::testing::parse_limit_line(line);
+        if (parsed.what != qlimits::testing::limit_line::kind::directive) continue;
+        const auto step = r.apply(parsed.directive);
+        if (step.error != nullptr) {
+            std::fprintf(stderr, "line %zu: %s\n", line_no, step.error);
+            return exit_failure;
+        }
+        ++ops;
+        const auto s = r.policy().state();
+        if (s.limit != last_limit) {
+            const auto slack = s.lowest_slack == qlimits::dql_no_slack
+                                   ? std::string("-")
+                                   : std::to_string(s.lowest_slack);
+            std::printf("%8zu %8lld %10u %10u %12s\n", line_no,
+                        static_cast<long long>(r.now().time_since_epoch().count()), s.limit,
+                        s.num_queued - s.num_completed, slack.c_str());
+            last_limit = s.limit;
+        }
+    }
+    const auto st = r.policy().stats();
+    std::printf("%zu directives; final limit %u units, max seen in the trace's phases above.\n", ops,
+                st.limit);
+    return exit_ok;
+}
+} // namespace lab

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// qlimits/concepts.hpp: what a limit policy is.
+//
+// A limit policy decides how many units (bytes, or packets for packet-counted rings) may be in
+// flight between a producer and a completion path. The producer reports each enqueue and asks
+// available(); the completion path reports retired units with the current time. Policies are
+// pure state machines: no clock reads, no allocation, no exceptions, no blocking.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "qlimits/clock.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+
+/// A limit policy, as the adapters (tx_gate, channel) drive it.
+///  - constructed in place from (config, now), never moved (it may hold atomics);
+///  - on_queued(n[, now]) returns false when it refused the enqueue (state unchanged);
+///  - on_completed(n, now) returns false when it refused the completion (state unchanged);
+///  - available() < 0 means "over the limit, stop the producer".
+template <class P>
+concept limit_policy =
+    requires {
+        typename P::config_type;
+        typename P::time_point;
+        typename P::stats_type;
+        { P::max_object } -> std::convertible_to<std::uint32_t>;
+    } && std::default_initializable<typename P::config_type> &&
+    std::is_nothrow_constructible_v<P, const typename P::config_type&, typename P::time_point> &&
+    requires(P& p, const P& cp, std::uint32_t n, typename P::time_point now) {
+        { cp.available() } noexcept -> std::same_as<std::int64_t>;
+        { cp.limit() } noexcept -> std::same_as<std::uint32_t>;
+        { cp.inflight() } noexcept -> std::same_as<std::uint32_t>;
+        { p.on_queued(n) } noexcept -> std::same_as<bool>;
+        { p.on_queued(n, now) } noexcept -> std::same_as<bool>;
+        { p.on_completed(n, now) } noexcept -> std::same_as<bool>;
+        { p.reset(now) } noexcept -> std::same_as<void>;
+        { cp.stats() } noexcept -> std::same_as<typename P::stats_type>;
+    };
+
+} // namespace v0
+} // namespace qlimits

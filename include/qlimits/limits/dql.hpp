@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: MIT
+// qlimits/limits/dql.hpp: classic dynamic queue limits, the algorithm behind Linux Byte Queue
+// Limits, with the behaviour of Linux 6.15+ lib/dynamic_queue_limits.c (stall detector included).
+// Written from a description of that behaviour (../shared/specs/dql.md), not from its code.
+//
+// Model: a producer posts units (bytes for a NIC, 1 per packet for a software ring) to a ring; a
+// completion path retires them later, once per completion round. The policy looks for the
+// smallest in-flight limit that never lets the ring run dry while the producer was held back:
+//  - the limit grows when the ring was starved (it ran empty while the limit held work back);
+//  - it shrinks by the smallest slack seen over a hold time during which the ring stayed busy;
+//  - it is clamped to [min_limit, max_limit], the upper bound checked first.
+// All counters are 32-bit and wrap; every comparison is a signed difference, so behaviour depends
+// only on differences modulo 2^32.
+//
+// Time: one tick is one unit of Clock::duration. The default jiffy_clock ticks in milliseconds,
+// like a kernel with HZ=1000, so hold times and stall thresholds mean what they mean in Linux.
+//
+// Threading: on_queued()/available() belong to the producer; on_completed(), reset() and the
+// setters to the completion path. Each side must be serialised on its own; the two sides may run
+// concurrently. stats() may be called from any thread (each field is read atomically; the set is
+// not one consistent snapshot). state() is for the completion side or a quiescent policy.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+#include "qlimits/clock.hpp"
+#include "qlimits/concepts.hpp"
+#include "qlimits/config.hpp"
+#include "qlimits/detail/wrap.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+
+/// Largest single enqueue: UINT_MAX / 16 = 268,435,455 (kernel DQL_MAX_OBJECT). Larger ones are
+/// refused and counted, leaving the state unchanged, as current kernels do (older ones BUG()).
+inline constexpr std::uint32_t dql_max_object = std::numeric_limits<std::uint32_t>::max() / 16;
+/// Default and highest max_limit: UINT_MAX / 2 - dql_max_object = 1,879,048,192 (kernel
+/// DQL_MAX_LIMIT, also the sysfs ceiling). dql_max_limit + dql_max_object < 2^31, so a producer
+/// that stops at available() < 0 can never make the signed avail wrap.
+inline constexpr std::uint32_t dql_max_limit =
+    std::numeric_limits<std::uint32_t>::max() / 2 - dql_max_object;
+static_assert(dql_max_limit == 0x7000'0000U && dql_max_object == 0x0FFF'FFFFU);
+
+/// "No slack measured yet" (the kernel's UINT_MAX sentinel for lowest_slack).
+inline constexpr std::uint32_t dql_no_slack = std::numeric_limits<std::uint32_t>::max();
+/// Ticks per stall-history word (the kernel's BITS_PER_LONG on 64-bit machines).
+inline constexpr std::uint64_t dql_history_word_bits = 64;
+/// Words of stall history (kernel DQL_HIST_LEN): the history spans 4 * 64 = 256 ticks.
+inline constexpr std::size_t dql_history_words = 4;
+
+/// Configuration of a dql. Defaults are those of a Linux netdev TX queue.
+template <class Duration>
+struct dql_config {
+    std::uint32_t min_limit = 0;             ///< dql_init sets 0
+    std::uint32_t max_limit = dql_max_limit; ///< dql_init sets DQL_MAX_LIMIT
+    /// Slack is measured over this long before the limit may shrink. Default 1 s: the kernel's
+    /// netdev_init_one_queue() calls dql_init(..., HZ), i.e. one second of jiffies.
+    Duration hold_time = std::chrono::seconds{1};
+    /// Stall detector threshold in ticks; 0 turns it off (the kernel's default). At most 65535
+    /// (a u16, as the kernel's stall_thrs); it is useful up to the history span of 256 ticks.
+    Duration stall_threshold = Duration{0};
+
+    /// min_limit and max_limit within [0, dql_max_limit] (the kernel's sysfs bounds; min > max is
+    /// allowed, as in sysfs, and then the clamp gives max when the limit reaches max, else min);
+    /// hold_time >= 0; stall_threshold within [0, 65535] ticks.
+    [[nodiscard]] constexpr bool valid() const noexcept {
+        return min_limit <= dql_max_limit && max_limit <= dql_max_limit && hold_time.count() >= 0 &&
+               stall_threshold.count() >= 0 && stall_threshold.count() <= 0xFFFF;
+    }
+};
+
+/// A point-in-time summary of a dql, readable from any thread.
+struct dql_stats {
+    std::uint32_t limit;            ///< the current limit (units)
+    std::uint32_t inflight;         ///< queued - completed (mod 2^32)
+    std::int64_t available;         ///< adj_limit - queued as signed 32-bit; < 0: stop
+    std::uint32_t min_limit;        ///< configured lower bound
+    std::uint32_t max_limit;        ///< configured upper bound
+    std::uint64_t hold_time_ticks;  ///< slack hold time in ticks
+    std::uint32_t lowest_slack;     ///< smallest slack this hold window (dql_no_slack: none)
+    std::uint16_t stall_threshold;  ///< ticks; 0 = stall detection off
+    std::uint64_t stall_count;      ///< stalls detected (kernel stall_cnt)
+    std::uint16_t stall_max;        ///< longest stall in ticks, mod 2^16 (kernel stall_max)
+    std::uint64_t rejected_enqueues; ///< enqueues refused for exceeding dql_max_object
+};
+
+/// Every field of the algorithm's state, named as in the kernel (for replay and invariants).
+struct dql_state {
+    std::uint32_t limit, num_queued, num_completed, adj_limit, prev_ovlimit, lowest_slack;
+    std::uint32_t prev_num_queued, prev_last_obj_cnt, last_obj_cnt, min_limit, max_limit;
+    std::uint64_t hold_time, slack_start_time, last_reap, history_head, stall_count;
+    std::uint16_t stall_threshold, stall_max;
+    std::array<std::uint64_t, dql_history_words> history;
+    /// adj_limit - num_queued read as signed 32-bit (the kernel's dql_avail()).
+    [[nodiscard]] constexpr std::int32_t avail() const noexcept {
+        return static_cast<std::int32_t>(adj_limit - num_queued);
+    }
+};
+
+/// Tag: construct the all-zero state of a freshly zero-allocated kernel struct, before dql_init
+/// (max_limit 0, hold 0, lowest_slack 0). Trace replay starts here; real users want a config.
+struct zeroed_state_t {
+    explicit constexpr zeroed_state_t() = default;
+};
+inline constexpr zeroed_state_t zeroed_state{};
+
+/// Classic DQL as a limit policy.
+template <clock_source Clock = jiffy_clock>
+class dql {
+public:
+    using clock_type = Clock;
+    using duration = typename Clock::duration;
+    using time_point = typename Clock::time_point;
+    using config_type = dql_config<duration>;
+    using stats_type = dql_stats;
+    static constexpr std::uint32_t max_object = dql_max_object;
+
+    /// Initialise as dql_init does, then apply cfg. An invalid cfg is a contract violation; if
+    /// the handler returns, the defaults are used instead.
+    explicit dql(const config_type& cfg, time_point now) noexcept {
+        const config_type& use = cfg.valid() ? cfg : default_config_after_violation();
+        init(use.hold_time, now);
+        c_.min_limit.store(use.min_limit, std::memory_order_relaxed);
+        c_.max_limit.store(use.max_limit, std::memory_order_relaxed);
+        c_.limit.store(use.min_limit, std::memory_order_relaxed);
+        set_stall_threshold(use.stall_threshold, now);
+    }
+    /// The all-zero state (see zeroed_state_t).
+    explicit dql(zeroed_state_t) noexcept {}
+
+    dql(const dql&) = delete;
+    dql& operator=(const dql&) = delete;
+
+    // ---- producer side -------------------------------------------------------------------
+
+    /// Report n units posted to the ring. Returns false, changing nothing but the rejection
+    /// count, when n > max_object. This overload does not mark the stall history: with a stall
+    /// threshold set, use the timed overload.
+    bool on_queued(std::uint32_t n) noexcept {
+        if (n > max_object) [[unlikely]]
+            return reject_enqueue();
+        // The size first: the completion path reads it as prev_last_obj_cnt; writing it first
+        // also takes the line for ownership before the counter update (the kernel's hint).
+        p_.last_obj_cnt.store(n, std::memory_order_relaxed);
+        p_.num_queued.store(p_.num_queued.load(std::memory_order_relaxed) + n,
+                            std::memory_order_relaxed);
+        return true;
+    }
+    /// As on_queued(n), and with a stall threshold set, records that something was queued now.
+    bool on_queued(std::uint32_t n, time_point now) noexcept {
+        if (!on_queued(n)) return false;
+        if (p_.stall_threshold.load(std::memory_order_relaxed) != 0) [[unlikely]]
+            mark_history(ticks_of(now));
+        return true;
+    }
+
+    /// Units that may still be posted: adj_limit - queued as signed 32-bit. < 0: stop.
+    [[nodiscard]] std::int64_t available() const noexcept {
+        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_relaxed) -
+                                         p_.num_queued.load(std::memory_order_relaxed));
+    }
+
+    // ---- completion side -----------------------------------------------------------------
+
+    /// Report n units retired in this completion round, at time now. Re-evaluates the limit.
+    /// Completing more than is in flight is a contract violation; if the handler returns, the
+    /// call is refused (returns false) and nothing changes.
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        const std::uint64_t t = ticks_of(now);
+        // One read each of what the producer owns, at entry (the kernel's snapshots).
+        const std::uint32_t queued = p_.num_queued.load(std::memory_order_relaxed);
+        const auto stall_thrs = p_.stall_threshold.load(std::memory_order_relaxed);
+        const std::uint32_t completed = c_.num_completed.load(std::memory_order_relaxed);
+        if (n > queued - completed) [[unlikely]] {
+            detail::contract_failed("dql::on_completed",
+                                    "over-completion: completed more than is in flight");
+            return false;
+        }
+        const std::uint32_t done = completed + n;
+        const std::uint32_t prev_ov = c_.prev_ovlimit;
+        std::uint32_t lim = c_.limit.load(std::memory_order_relaxed);
+        // Overshoot is measured against what was in flight before this round retired anything.
+        std::uint32_t ovlimit = detail::pos_diff(queued - completed, lim);
+        const std::uint32_t still_inflight = queued - done;
+        const std::uint32_t prev_still_inflight = c_.prev_num_queued - completed;
+        const bool all_prev_done = detail::after_eq(done, c_.prev_num_queued);
+
+        if ((ovlimit != 0 && still_inflight == 0) || (prev_ov != 0 && all_prev_done)) {
+            // Starved: the limit held work back and yet the ring ran dry (or everything queued by
+            // the last round is done while that round was over the limit). Grow by what was both
+            // queued and retired since the last round, plus the last round's overshoot.
+            lim += detail::pos_diff(done, c_.prev_num_queued) + prev_ov;
+            c_.slack_start_time = t;
+            c_.lowest_slack.store(dql_no_slack, std::memory_order_relaxed);
+        } else if (still_inflight != 0 && prev_still_inflight != 0 && !all_prev_done) {
+            // The ring stayed busy across rounds: how much of the limit was not needed? Track the
+            // minimum over the hold time and give that much back once the window has expired.
+            const std::uint32_t slack_by_limit = detail::pos_diff(lim + prev_ov, 2 * n);
+            const std::uint32_t slack_by_last_obj =
+                prev_ov != 0 ? detail::pos_diff(c_.prev_last_obj_cnt, prev_ov) : 0U;
+            const std::uint32_t slack =
+                slack_by_limit > slack_by_last_obj ? slack_by_limit : slack_by_last_obj;
+            std::uint32_t lowest = c_.lowest_slack.load(std::memory_order_relaxed);
+            if (slack < lowest) lowest = slack;
+            // Strictly after the hold time: with hold H the earliest decrease is H + 1 ticks on.
+            if (detail::time_after(t, c_.slack_start_time + hold_ticks())) {
+                lim = detail::pos_diff(lim, lowest);
+                c_.slack_start_time = t;
+                lowest = dql_no_slack;
+            }
+            c_.lowest_slack.store(lowest, std::memory_order_relaxed);
+        }
+
+        // Clamp with the upper bound checked first: with min > max this yields max at or above
+        // max and min below it, as current kernels do.
+        const std::uint32_t hi = c_.max_limit.load(std::memory_order_relaxed);
+        const std::uint32_t lo = c_.min_limit.load(std::memory_order_relaxed);
+        if (lim >= hi)
+            lim = hi;
+        else if (lim <= lo)
+            lim = lo;
+
+        // Any change of limit (including one made only by the clamp, or a limit written by
+        // set_limit since the last round) forgets this round's overshoot.
+        if (lim != c_.limit.load(std::memory_order_relaxed)) {
+            c_.limit.store(lim, std::memory_order_relaxed);
+            ovlimit = 0;
+        }
+        p_.adj_limit.store(lim + done, std::memory_order_relaxed);
+        c_.prev_ovlimit = ovlimit;
+        c_.prev_last_obj_cnt = p_.last_obj_cnt.load(std::memory_order_relaxed);
+        c_.num_completed.store(done, std::memory_order_relaxed);
+        c_.prev_num_queued = queued;
+
+        if (stall_thrs != 0) [[unlikely]]
+            check_stall(t, stall_thrs);
+        return true;
+    }
+
+    /// Forget everything in flight, as dql_reset does: counters to 0, limit = min_limit, the
+    /// hold window and stall history restarted at now. Kept: the configuration, the stall
+    /// statistics and adj_limit, so available() is stale until the next completion (as in
+    /// Linux). Call only while neither side is running (e.g. after flushing the ring).
+    void reset(time_point now) noexcept {
+        const std::uint64_t t = ticks_of(now);
+        c_.limit.store(c_.min_limit.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        p_.num_queued.store(0, std::memory_order_relaxed);
+        c_.num_completed.store(0, std::memory_order_relaxed);
+        p_.last_obj_cnt.store(0, std::memory_order_relaxed);
+        c_.prev_num_queued = 0;
+        c_.prev_last_obj_cnt = 0;
+        c_.prev_ovlimit = 0;
+        c_.lowest_slack.store(dql_no_slack, std::memory_order_relaxed);
+        c_.slack_start_time = t;
+        c_.last_reap = t;
+        p_.history_head.store(t / dql_history_word_bits, std::memory_order_relaxed);
+        for (auto& w : p_.history) w.store(0, std::memory_order_relaxed);
+    }
+
+    /// Re-initialise as dql_init does: max = dql_max_limit, min = 0, the given hold time, stall
+    /// detection off, then reset(now). The stall statistics and adj_limit are kept.
+    void init(duration hold_time, time_point now) noexcept {
+        c_.max_limit.store(dql_max_limit, std::memory_order_relaxed);
+        c_.min_limit.store(0, std::memory_order_relaxed);
+        c_.hold_time.store(static_cast<std::uint64_t>(hold_time.count()),
+                           std::memory_order_relaxed);
+        p_.stall_threshold.store(0, std::memory_order_relaxed);
+        reset(now);
+    }
+
+    // ---- configuration (completion side), each as the matching Linux sysfs file -----------
+
+    /// Lower bound; refused (false, unchanged) above dql_max_limit, as sysfs answers -EINVAL.
+    bool set_min_limit(std::uint32_t v) noexcept { return set_bound(c_.min_limit, v); }
+    /// Upper bound; refused (false, unchanged) above dql_max_limit, as sysfs answers -EINVAL.
+    bool set_max_limit(std::uint32_t v) noexcept { return set_bound(c_.max_limit, v); }
+    /// Overwrite the limit itself (sysfs `limit`): not clamped now; the next completion clamps
+    /// it and, as the value differs from the computed one, clears the stored overshoot.
+    bool set_limit(std::uint32_t v) noexcept { return set_bound(c_.limit, v); }
+    /// Slack hold time; refused (false) if negative.
+    bool set_hold_time(duration d) noexcept {
+        if (d.count() < 0) return false;
+        c_.hold_time.store(static_cast<std::uint64_t>(d.count()), std::memory_order_relaxed);
+        return true;
+    }
+    /// Stall threshold in ticks (0 = off). Switching it on starts watching from now; changing
+    /// between two non-zero values does not. Refused (false) outside [0, 65535] ticks.
+    bool set_stall_threshold(duration d, time_point now) noexcept {
+        if (d.count() < 0 || d.count() > 0xFFFF) return false;
+        const auto v = static_cast<std::uint16_t>(d.count());
+        if (p_.stall_threshold.load(std::memory_order_relaxed) == 0 && v != 0)
+            c_.last_reap = ticks_of(now);
+        p_.stall_threshold.store(v, std::memory_order_relaxed);
+        return true;
+    }
+    /// Forget the longest stall (any write to sysfs stall_max does this).
+    void clear_stall_max() noexcept { c_.stall_max.store(0, std::memory_order_relaxed); }
+    /// Translate every absolute counter so that the completed total becomes `completed_total`.
+    /// The limits that follow are unchanged (DQL depends only on differences mod 2^32); this is
+    /// how tests start counters near 2^32 (the trace directive `origin`).
+    void rebase(std::uint32_t completed_total) noexcept {
+        const std::uint32_t delta =
+            completed_total - c_.num_completed.load(std::memory_order_relaxed);
+        p_.num_queued.store(p_.num_queued.load(std::memory_order_relaxed) + delta,
+                            std::memory_order_relaxed);
+        p_.adj_limit.store(p_.adj_limit.load(std::memory_order_relaxed) + delta,
+                           std::memory_order_relaxed);
+        c_.num_completed.store(completed_total, std::memory_order_relaxed);
+        c_.prev_num_queued += delta;
+    }
+
+    // ---- observation ---------------------------------------------------------------------
+
+    [[nodiscard]] std::uint32_t limit() const noexcept {
+        return c_.limit.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] std::uint32_t inflight() const noexcept {
+        return p_.num_queued.load(std::memory_order_relaxed) -
+               c_.num_completed.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] dql_stats stats() const noexcept {
+        return dql_stats{
+            .limit = limit(),
+            .inflight = inflight(),
+            .available = available(),
+            .min_limit = c_.min_limit.load(std::memory_order_relaxed),
+            .max_limit = c_.max_limit.load(std::memory_order_relaxed),
+            .hold_time_ticks = hold_ticks(),
+            .lowest_slack = c_.lowest_slack.load(std::memory_order_relaxed),
+            .stall_threshold = p_.stall_threshold.load(std::memory_order_relaxed),
+            .stall_count = c_.stall_count.load(std::memory_order_relaxed),
+            .stall_max = c_.stall_max.load(std::memory_order_relaxed),
+            .rejected_enqueues = p_.rejected.load(std::memory_order_relaxed),
+        };
+    }
+    [[nodiscard]] dql_state state() const noexcept {
+        dql_state s{};
+        s.limit = limit();
+        s.num_queued = p_.num_queued.load(std::memory_order_relaxed);
+        s.num_completed = c_.num_completed.load(std::memory_order_relaxed);
+        s.adj_limit = p_.adj_limit.load(std::memory_order_relaxed);
+        s.prev_ovlimit = c_.prev_ovlimit;
+        s.lowest_slack = c_.lowest_slack.load(std::memory_order_relaxed);
+        s.prev_num_queued = c_.prev_num_queued;
+        s.prev_last_obj_cnt = c_.prev_last_obj_cnt;
+        s.last_obj_cnt = p_.last_obj_cnt.load(std::memory_order_relaxed);
+        s.min_limit = c_.min_limit.load(std::memory_order_relaxed);
+        s.max_limit = c_.max_limit.load(std::memory_order_relaxed);
+        s.hold_time = hold_ticks();
+        s.slack_start_time = c_.slack_start_time;
+        s.last_reap = c_.last_reap;
+        s.history_head = p_.history_head.load(std::memory_order_relaxed);
+        s.stall_count = c_.stall_count.load(std::memory_order_relaxed);
+        s.stall_threshold = p_.stall_threshold.load(std::memory_order_relaxed);
+        s.stall_max = c_.stall_max.load(std::memory_order_relaxed);
+        for (std::size_t i = 0; i < dql_history_words; ++i)
+            s.history[i] = p_.history[i].load(std::memory_order_relaxed);
+        return s;
+    }
+
+private:
+    static const config_type& default_config_after_violation() noexcept {
+        detail::contract_failed("dql::dql", "invalid dql_config (see dql_config::valid())");
+        static constexpr config_type defaults{};
+        return defaults;
+    }
+    bool reject_enqueue() noexcept {
+        p_.rejected.store(p_.rejected.load(std::memory_order_relaxed) + 1,
+                          std::memory_order_relaxed);
+        return false;
+    }
+    static bool set_bound(std::atomic<std::uint32_t>& field, std::uint32_t v) noexcept {
+        if (v > dql_max_limit) return false;
+        field.store(v, std::memory_order_relaxed);
+        return true;
+    }
+    [[nodiscard]] std::uint64_t hold_ticks() const noexcept {
+        return c_.hold_time.load(std::memory_order_relaxed);
+    }
+
+    // The history is a ring of 4 words of 64 bits; bit (t mod 256) stands for tick t and the
+    // head is the index t / 64 of the newest word written. Moving the head to a new word clears
+    // every word after the old head up to the new one (all four after a long quiet spell), so
+    // bits left from a lap ago never look like fresh posts.
+    void mark_history(std::uint64_t t) noexcept {
+        const std::uint64_t word = t / dql_history_word_bits;
+        const std::uint64_t head = p_.history_head.load(std::memory_order_relaxed);
+        if (word != head) [[unlikely]] {
+            for (std::uint64_t i = 0; i < dql_history_words; ++i) {
+                // Compared as tick numbers (index * 64), i.e. modulo 2^58 in word indices.
+                if (word * dql_history_word_bits == (head + i) * dql_history_word_bits) break;
+                history_word(head + i + 1).store(0, std::memory_order_relaxed);
+            }
+            // Pairs with the acquire load in check_stall(): cleared words are visible first.
+            p_.history_head.store(word, std::memory_order_release);
+        }
+        auto& w = history_word(word);
+        const std::uint64_t bit = std::uint64_t{1} << (t % dql_history_word_bits);
+        const std::uint64_t old = w.load(std::memory_order_relaxed);
+        if ((old & bit) == 0) w.store(old | bit, std::memory_order_relaxed);
+    }
+    std::atomic<std::uint64_t>& history_word(std::uint64_t index) noexcept {
+        return p_.history[index % dql_history_words];
+    }
+    [[nodiscard]] bool history_bit(std::uint64_t t) const noexcept {
+        const std::uint64_t w = p_.history[(t / dql_history_word_bits) % dql_history_words].load(
+            std::memory_order_relaxed);
+        return ((w >> (t % dql_history_word_bits)) & 1U) != 0;
+    }
+
+    // A stall is a gap of at least `thrs` ticks without a completion, during the first half of
+    // which something was posted. Only posts after the previous completion (last_reap + 1 on)
+    // count, and only those at least thrs/2 ticks old.
+    void check_stall(std::uint64_t now, std::uint16_t thrs) noexcept {
+        const auto window = static_cast<std::uint64_t>(thrs);
+        if (detail::time_after_eq(now, c_.last_reap + window)) {
+            for (;;) {
+                // Pairs with the release store in mark_history().
+                const std::uint64_t head = p_.history_head.load(std::memory_order_acquire);
+                std::uint64_t start = (head - (dql_history_words - 1)) * dql_history_word_bits;
+                if (detail::time_before(start, c_.last_reap + 1)) start = c_.last_reap + 1;
+                std::uint64_t end = head * dql_history_word_bits + (dql_history_word_bits - 1);
+                if (detail::time_before(now, end + window / 2)) end = now - window / 2;
+                // The ring holds 256 ticks, so after 256 probes the bits repeat: looking further
+                // can find nothing new.
+                bool found = false;
+                std::uint64_t when = start;
+                for (std::uint64_t k = 0; k < dql_history_words * dql_history_word_bits &&
+                                          detail::time_before_eq(when, end);
+                     ++k, ++when) {
+                    if (history_bit(when)) {
+                        found = true;
+                        break;
+                    }
+                }
+                if (!found) break;
+                // The producer moved the head while we looked: look again at the new window.
+                if (head != p_.history_head.load(std::memory_order_acquire)) continue;
+                c_.stall_count.store(c_.stall_count.load(std::memory_order_relaxed) + 1,
+                                     std::memory_order_relaxed);
+                // The stall length is kept in 16 bits and truncated before the comparison.
+                const auto len = static_cast<std::uint16_t>(now - when);
+                if (len > c_.stall_max.load(std::memory_order_relaxed))
+                    c_.stall_max.store(len, std::memory_order_relaxed);
+                break;
+            }
+        }
+        c_.last_reap = now;
+    }
+
+    // Everything on_queued()/available() touch, in one cache line. adj_limit is written by the
+    // completion path but lives here so the producer reads a single line.
+    struct alignas(cache_line_size) producer_line {
+        std::atomic<std::uint32_t> num_queued{0};
+        std::atomic<std::uint32_t> adj_limit{0};
+        std::atomic<std::uint32_t> last_obj_cnt{0};
+        std::atomic<std::uint16_t> stall_threshold{0};
+        std::atomic<std::uint64_t> history_head{0};
+        std::array<std::atomic<std::uint64_t>, dql_history_words> history{};
+        std::atomic<std::uint64_t> rejected{0};
+    };
+    // What the completion path owns. Fields also read by stats() from other threads are atomic.
+    struct alignas(cache_line_size) completion_line {
+        std::atomic<std::uint32_t> limit{0};
+        std::atomic<std::uint32_t> num_completed{0};
+        std::uint32_t prev_ovlimit = 0;
+        std::uint32_t prev_num_queued = 0;
+        std::uint32_t prev_last_obj_cnt = 0;
+        std::atomic<std::uint32_t> lowest_slack{0};
+        std::atomic<std::uint32_t> max_limit{0};
+        std::atomic<std::uint32_t> min_limit{0};
+        std::uint64_t slack_start_time = 0;
+        std::atomic<std::uint64_t> hold_time{0};
+        std::uint64_t last_reap = 0;
+        std::atomic<std::uint64_t> stall_count{0};
+        std::atomic<std::uint16_t> stall_max{0};
+    };
+    static_assert(sizeof(producer_line) == cache_line_size || cache_line_size < 64,
+                  "the enqueue path must touch exactly one cache line");
+
+    producer_line p_;
+    completion_line c_;
+};
+
+static_assert(limit_policy<dql<>>);
+static_assert(limit_policy<dql<manual_clock<>>>);
+static_assert(limit_policy<dql<steady_clock_source>>);
+
+} // namespace v0
+} // namespace qlimits

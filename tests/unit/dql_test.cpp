@@ -1,0 +1,420 @@
+// Unit tests of qlimits::dql. Every expected value is reasoned from the behaviour description
+// (../shared/specs/dql.md), step by step in the comments; none was produced by kernel code.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "qlimits/limits/dql.hpp"
+#include "contract_probe.hpp"
+
+namespace {
+using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
+using dql_ms = qlimits::dql<clock_ms>;
+using tp = clock_ms::time_point;
+using std::chrono::milliseconds;
+
+tp at(std::int64_t tick) { return tp{milliseconds{tick}}; }
+
+// A dql right after `init H` from the zeroed state (how the trace tests start).
+struct fresh {
+    dql_ms q{qlimits::zeroed_state};
+    explicit fresh(std::int64_t hold) { q.init(milliseconds{hold}, at(0)); }
+};
+} // namespace
+
+TEST_CASE("dql: zeroed state is the kernel's zero-allocated struct") {
+    dql_ms q{qlimits::zeroed_state};
+    const auto s = q.state();
+    CHECK(s.limit == 0);
+    CHECK(s.max_limit == 0);
+    CHECK(s.lowest_slack == 0); // not the UINT_MAX sentinel: init has not run
+    CHECK(s.hold_time == 0);
+    CHECK(q.available() == 0);
+}
+
+TEST_CASE("dql: init sets the kernel defaults and resets") {
+    fresh f{1000};
+    const auto s = f.q.state();
+    CHECK(s.min_limit == 0);
+    CHECK(s.max_limit == 1'879'048'192U);
+    CHECK(s.hold_time == 1000);
+    CHECK(s.stall_threshold == 0);
+    CHECK(s.lowest_slack == 4'294'967'295U);
+    CHECK(s.limit == 0);
+}
+
+TEST_CASE("dql: config defaults follow a Linux netdev TX queue") {
+    const dql_ms::config_type cfg{};
+    CHECK(cfg.min_limit == 0);
+    CHECK(cfg.max_limit == qlimits::dql_max_limit);
+    CHECK(cfg.hold_time == std::chrono::seconds{1});
+    CHECK(cfg.stall_threshold.count() == 0);
+    CHECK(cfg.valid());
+    dql_ms q{cfg, at(0)};
+    CHECK(q.limit() == 0);
+    CHECK(q.stats().hold_time_ticks == 1000);
+}
+
+TEST_CASE("dql: a config min limit becomes the starting limit") {
+    dql_ms q{{.min_limit = 3000}, at(0)};
+    CHECK(q.limit() == 3000);
+    // adj_limit is only written by a completion, as in Linux: avail starts at 0.
+    CHECK(q.available() == 0);
+    q.on_queued(100, at(0));
+    q.on_completed(100, at(1));
+    // Nothing was over the limit and nothing is in flight: neither branch; clamp keeps 3000.
+    CHECK(q.limit() == 3000);
+    CHECK(q.available() == 3000);
+}
+
+TEST_CASE("dql: the first enqueue from a zero limit goes over it") {
+    fresh f{4};
+    f.q.on_queued(1000, at(0));
+    CHECK(f.q.available() == -1000);
+}
+
+TEST_CASE("dql: limit grows after starvation by what was sent and completed plus the overshoot") {
+    fresh f{4};
+    f.q.on_queued(1000, at(0));
+    f.q.on_queued(1000, at(0));
+    // First completion: 2000 in flight over a limit of 0 -> overshoot 2000 remembered, but 1000
+    // is still in flight, so the ring was not starved; limit stays 0.
+    f.q.on_completed(1000, at(0));
+    auto s = f.q.state();
+    CHECK(s.limit == 0);
+    CHECK(s.prev_ovlimit == 2000);
+    CHECK(s.avail() == -1000);
+    // Second: everything queued as of the last round is done and that round was over the limit:
+    // grow by pos_diff(2000, 2000) + 2000 = 2000; the change clears the stored overshoot.
+    f.q.on_completed(1000, at(0));
+    s = f.q.state();
+    CHECK(s.limit == 2000);
+    CHECK(s.prev_ovlimit == 0);
+    CHECK(s.adj_limit == 4000);
+    CHECK(f.q.available() == 2000);
+}
+
+TEST_CASE("dql: overshoot is measured before this call's completions are retired") {
+    fresh f{4};
+    f.q.on_queued(3000, at(0));
+    // in flight before the call is 3000 over a limit of 0: overshoot 3000 and the ring ends
+    // empty -> starved; growth pos_diff(3000, 0) + 0 = 3000.
+    f.q.on_completed(3000, at(0));
+    CHECK(f.q.limit() == 3000);
+}
+
+TEST_CASE("dql: slack shrinks the limit only strictly after the hold time") {
+    fresh f{4};
+    // Reach limit 2000 as above.
+    f.q.on_queued(1000, at(0));
+    f.q.on_queued(1000, at(0));
+    f.q.on_completed(1000, at(0));
+    f.q.on_completed(1000, at(0)); // limit 2000, window opened at tick 0
+    for (int i = 0; i < 3; ++i) f.q.on_queued(1500, at(0));
+    f.q.on_completed(1500, at(1)); // all of the previous round done: no decrease candidate
+    f.q.on_queued(1500, at(1));
+    f.q.on_completed(1500, at(2)); // candidate: slack pos_diff(2000 + 2500, 3000) = 1500
+    CHECK(f.q.state().lowest_slack == 1500);
+    CHECK(f.q.limit() == 2000);
+    f.q.on_queued(1500, at(4));
+    f.q.on_completed(1500, at(4)); // tick 4 = start + hold: not yet (strictly after)
+    CHECK(f.q.limit() == 2000);
+    f.q.on_queued(1500, at(5));
+    f.q.on_completed(1500, at(5)); // tick 5 > 0 + 4: shrink by the lowest slack, 1500
+    CHECK(f.q.limit() == 500);
+    CHECK(f.q.state().lowest_slack == qlimits::dql_no_slack);
+}
+
+TEST_CASE("dql: hold time 0 still needs a tick to pass") {
+    fresh f{0};
+    f.q.on_queued(1000, at(0));
+    f.q.on_queued(1000, at(0));
+    f.q.on_completed(1000, at(0));
+    f.q.on_completed(1000, at(0)); // limit 2000, window start 0
+    for (int i = 0; i < 3; ++i) f.q.on_queued(1500, at(0));
+    f.q.on_completed(1500, at(0));
+    f.q.on_queued(1500, at(0));
+    f.q.on_completed(1500, at(0)); // candidate at tick 0: not after 0 + 0
+    CHECK(f.q.limit() == 2000);
+    f.q.on_queued(1500, at(1));
+    f.q.on_completed(1500, at(1)); // tick 1: after 0 + 0
+    CHECK(f.q.limit() == 500);
+}
+
+TEST_CASE("dql: per-item completion collapses the limit to 2 (the veth problem)") {
+    // A backlogged producer keeps the ring at the limit and one unit completes per call, one
+    // call per tick: the slack rule (limit - 2 * 1) drives the limit to 2, where slack is 0.
+    dql_ms q{{.min_limit = 0, .hold_time = milliseconds{10}}, at(0)};
+    std::int64_t t = 0;
+    q.on_queued(1, at(t));
+    for (int i = 0; i < 20000; ++i) {
+        while (q.available() >= 0) q.on_queued(1, at(t));
+        ++t;
+        q.on_completed(1, at(t));
+    }
+    CHECK(q.limit() == 2);
+}
+
+TEST_CASE("dql: clamp checks the upper bound first") {
+    SUBCASE("limit above max is cut to max") {
+        fresh f{4};
+        CHECK(f.q.set_max_limit(1500));
+        f.q.on_queued(3000, at(0));
+        f.q.on_completed(3000, at(0)); // would grow to 3000
+        CHECK(f.q.limit() == 1500);
+    }
+    SUBCASE("min above max: at or above max gives max") {
+        fresh f{4};
+        CHECK(f.q.set_min_limit(5000));
+        CHECK(f.q.set_max_limit(1000));
+        f.q.on_queued(3000, at(0));
+        f.q.on_completed(3000, at(0)); // grows to 3000 >= max -> max, not min
+        CHECK(f.q.limit() == 1000);
+    }
+    SUBCASE("min above max: below max gives min") {
+        fresh f{4};
+        CHECK(f.q.set_min_limit(5000));
+        CHECK(f.q.set_max_limit(1000));
+        f.q.on_queued(500, at(0));
+        f.q.on_completed(500, at(0)); // grows to 500 < max -> min
+        CHECK(f.q.limit() == 5000);
+    }
+}
+
+TEST_CASE("dql: a limit change made only by the clamp clears the stored overshoot") {
+    fresh f{4};
+    f.q.on_queued(1000, at(0));
+    f.q.on_queued(1000, at(0));
+    CHECK(f.q.set_min_limit(100));
+    // Neither branch (1000 still in flight), overshoot 2000; the clamp lifts 0 to 100, a change,
+    // so the overshoot is forgotten.
+    f.q.on_completed(1000, at(0));
+    CHECK(f.q.limit() == 100);
+    CHECK(f.q.state().prev_ovlimit == 0);
+}
+
+TEST_CASE("dql: set_limit is applied raw and clamped at the next completion") {
+    fresh f{4};
+    CHECK(f.q.set_max_limit(4000));
+    CHECK(f.q.set_limit(9000)); // above max but within sysfs bounds: stored as is
+    CHECK(f.q.limit() == 9000);
+    f.q.on_queued(100, at(0));
+    f.q.on_completed(100, at(0)); // neither branch; clamp 9000 -> 4000
+    CHECK(f.q.limit() == 4000);
+    CHECK_FALSE(f.q.set_limit(qlimits::dql_max_limit + 1));
+    CHECK(f.q.limit() == 4000);
+}
+
+TEST_CASE("dql: reset sets limit to min, keeps adj_limit and stall statistics") {
+    fresh f{4};
+    f.q.on_queued(3000, at(0));
+    f.q.on_completed(3000, at(0)); // limit 3000, adj 6000
+    CHECK(f.q.set_min_limit(700));
+    f.q.on_queued(10, at(1));
+    f.q.reset(at(2));
+    const auto s = f.q.state();
+    CHECK(s.limit == 700);
+    CHECK(s.num_queued == 0);
+    CHECK(s.num_completed == 0);
+    CHECK(s.adj_limit == 6000); // stale until the next completion, as in Linux
+    CHECK(f.q.available() == 6000);
+    CHECK(s.lowest_slack == qlimits::dql_no_slack);
+    CHECK(s.slack_start_time == 2);
+    CHECK(s.min_limit == 700);
+}
+
+TEST_CASE("dql: init forces min to 0 and turns stall detection off") {
+    fresh f{4};
+    CHECK(f.q.set_min_limit(700));
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(0)));
+    f.q.init(milliseconds{9}, at(3));
+    const auto s = f.q.state();
+    CHECK(s.min_limit == 0);
+    CHECK(s.limit == 0);
+    CHECK(s.stall_threshold == 0);
+    CHECK(s.hold_time == 9);
+}
+
+TEST_CASE("dql: counters wrap at 2^32 with identical limits") {
+    auto run = [](std::uint32_t origin) {
+        fresh f{4};
+        f.q.rebase(origin);
+        std::uint32_t limits = 0;
+        std::int64_t t = 0;
+        for (int round = 0; round < 200; ++round) {
+            for (int k = 0; k < 1 + round % 5; ++k) f.q.on_queued(1500, at(t));
+            t += round % 3;
+            f.q.on_completed(f.q.inflight() / 2 + (round % 4 == 0 ? f.q.inflight() / 2 : 0),
+                             at(t));
+            limits = limits * 31 + f.q.limit();
+        }
+        return limits;
+    };
+    CHECK(run(0) == run(0xFFFF'FFFFU - 5000));
+    CHECK(run(0) == run(0x8000'0000U));
+}
+
+TEST_CASE("dql: positive difference of 2^31 or more counts as zero") {
+    CHECK(qlimits::detail::pos_diff(0x8000'0000U, 0) == 0);
+    CHECK(qlimits::detail::pos_diff(0x7FFF'FFFFU, 0) == 0x7FFF'FFFFU);
+}
+
+TEST_CASE("dql: an enqueue above the maximum object is refused and counted") {
+    fresh f{4};
+    f.q.on_queued(10, at(0));
+    const auto before = f.q.state();
+    CHECK_FALSE(f.q.on_queued(qlimits::dql_max_object + 1, at(0)));
+    const auto after = f.q.state();
+    CHECK(after.num_queued == before.num_queued);
+    CHECK(after.last_obj_cnt == 10); // not even the last object size changes
+    CHECK(f.q.stats().rejected_enqueues == 1);
+    CHECK(f.q.on_queued(qlimits::dql_max_object, at(0))); // the maximum itself is fine
+}
+
+TEST_CASE("dql: zero-sized calls are real operations") {
+    fresh f{4};
+    f.q.on_queued(500, at(0));
+    f.q.on_queued(0, at(0));
+    CHECK(f.q.state().last_obj_cnt == 0);
+    f.q.on_queued(0, at(0));
+    // c 0 with 500 over a zero limit and still in flight: neither branch, but the overshoot is
+    // recorded; the next completion that drains the ring grows the limit by it.
+    f.q.on_completed(0, at(0));
+    CHECK(f.q.state().prev_ovlimit == 500);
+    f.q.on_completed(500, at(0));
+    CHECK(f.q.limit() == 500);
+}
+
+TEST_CASE("dql: over-completion is refused through the contract handler") {
+    test::contract_probe probe;
+    fresh f{4};
+    f.q.on_queued(100, at(0));
+    const auto before = f.q.state();
+    CHECK_FALSE(f.q.on_completed(101, at(1)));
+    CHECK(probe.count() == 1);
+    CHECK(std::string(probe.last().where) == "dql::on_completed");
+    const auto after = f.q.state();
+    CHECK(after.num_completed == before.num_completed);
+    CHECK(after.limit == before.limit);
+    CHECK(after.last_reap == before.last_reap);
+    CHECK(f.q.on_completed(100, at(1)));
+}
+
+TEST_CASE("dql: the default contract handler aborts with a clear message") {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        dql_ms q{{}, at(0)};
+        q.on_completed(1, at(0)); // nothing in flight
+        _exit(0);                 // not reached
+    }
+    close(fds[1]);
+    char buf[256] = {};
+    const auto n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGABRT);
+    REQUIRE(n > 0);
+    CHECK(std::string(buf).find("contract violated in dql::on_completed: over-completion") !=
+          std::string::npos);
+}
+
+TEST_CASE("dql: an invalid config is a contract violation and falls back to the defaults") {
+    test::contract_probe probe;
+    dql_ms q{{.max_limit = qlimits::dql_max_limit + 1}, at(0)};
+    CHECK(probe.count() == 1);
+    CHECK(q.stats().max_limit == qlimits::dql_max_limit);
+    CHECK_FALSE(dql_ms::config_type{.hold_time = milliseconds{-1}}.valid());
+    CHECK_FALSE(dql_ms::config_type{.stall_threshold = milliseconds{65536}}.valid());
+    CHECK(dql_ms::config_type{.min_limit = 10, .max_limit = 5}.valid()); // as sysfs allows
+}
+
+TEST_CASE("dql: setters refuse values sysfs refuses and leave the state alone") {
+    fresh f{4};
+    CHECK_FALSE(f.q.set_max_limit(qlimits::dql_max_limit + 1));
+    CHECK_FALSE(f.q.set_min_limit(0xFFFF'FFFFU));
+    CHECK(f.q.stats().max_limit == qlimits::dql_max_limit);
+    CHECK(f.q.stats().min_limit == 0);
+    CHECK_FALSE(f.q.set_hold_time(milliseconds{-5}));
+    CHECK_FALSE(f.q.set_stall_threshold(milliseconds{70000}, at(0)));
+    CHECK(f.q.stats().hold_time_ticks == 4);
+}
+
+TEST_CASE("dql: stall detected when nothing completes for the threshold after a post") {
+    fresh f{1000};
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(0)));
+    f.q.on_queued(100, at(1));
+    f.q.on_completed(100, at(11)); // post at tick 1 lies in [0 + 1, 11 - 4]: stall of 10 ticks
+    CHECK(f.q.stats().stall_count == 1);
+    CHECK(f.q.stats().stall_max == 10);
+}
+
+TEST_CASE("dql: no stall for a post in the same tick as the previous scan") {
+    fresh f{1000};
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(0)));
+    f.q.on_queued(100, at(0)); // tick 0 = last_reap: ignored
+    f.q.on_completed(100, at(10));
+    CHECK(f.q.stats().stall_count == 0);
+}
+
+TEST_CASE("dql: no stall for a post in the second half of the gap") {
+    fresh f{1000};
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(0)));
+    f.q.on_queued(100, at(8)); // window ends at now - 4 = 6
+    f.q.on_completed(100, at(10));
+    CHECK(f.q.stats().stall_count == 0);
+}
+
+TEST_CASE("dql: stall history is kept only while a threshold is set") {
+    fresh f{1000};
+    f.q.on_queued(100, at(1)); // threshold 0: not recorded
+    CHECK(f.q.state().history[0] == 0);
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(5))); // watching starts now
+    CHECK(f.q.state().last_reap == 5);
+    f.q.on_completed(100, at(20));
+    CHECK(f.q.stats().stall_count == 0);
+}
+
+TEST_CASE("dql: changing between two non-zero thresholds keeps the scan start") {
+    fresh f{1000};
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(3)));
+    CHECK(f.q.set_stall_threshold(milliseconds{10}, at(7)));
+    CHECK(f.q.state().last_reap == 3);
+}
+
+TEST_CASE("dql: stall length is truncated to 16 bits before the maximum") {
+    fresh f{1000};
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(0)));
+    f.q.on_queued(1, at(1));
+    f.q.on_completed(1, at(1 + 70000)); // history word of tick 1 is still the newest: found
+    CHECK(f.q.stats().stall_count == 1);
+    CHECK(f.q.stats().stall_max == static_cast<std::uint16_t>(70000)); // 4464
+}
+
+TEST_CASE("dql: stale history words are cleared when the head moves on") {
+    fresh f{1000};
+    CHECK(f.q.set_stall_threshold(milliseconds{8}, at(0)));
+    f.q.on_queued(1, at(1)); // word 0, bit 1
+    CHECK(f.q.state().history[0] == 0x2U);
+    f.q.on_queued(1, at(258)); // word 4 reuses slot 0: slots 1, 2, 3, 0 cleared, then bit 2 set
+    const auto s = f.q.state();
+    CHECK(s.history[0] == 0x4U);
+    CHECK(s.history_head == 4);
+    f.q.on_queued(1, at(330)); // word 5: only slot 1 lies between: slot 0 keeps its bit
+    CHECK(f.q.state().history[0] == 0x4U);
+    CHECK(f.q.state().history[1] == (std::uint64_t{1} << (330 % 64)));
+}
+
+TEST_CASE("dql: producer state lives on its own cache line") {
+    // Two lines at least: the producer line and the completion line.
+    CHECK(sizeof(dql_ms) >= 2 * qlimits::cache_line_size);
+    CHECK(alignof(dql_ms) == qlimits::cache_line_size);
+}
