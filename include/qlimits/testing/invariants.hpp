@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// qlimits/testing/invariants.hpp: invariant checks for limit policies, for your own fuzzers and
+// property tests.
+//
+// checked<Policy> is itself a limit policy: put it where the policy was, drive it as usual, and
+// ask failure() afterwards. It keeps its own model of what was queued and completed (modulo
+// 2^32) and after every call verifies:
+//   - inflight() == queued - completed (mod 2^32), and a refused call changed nothing;
+//   - a completion of more than is in flight is refused (never applied);
+//   - an enqueue above max_object is refused;
+//   - for dql: available() == adj_limit - num_queued (signed 32-bit), and after a completion the
+//     limit lies in [min_limit, max_limit] whenever min_limit <= max_limit.
+// The first broken rule is kept (with the number of the call that broke it); later calls go on.
+// Refused completions go through the contract handler: install a returning handler (see
+// qlimits/config.hpp) when you fuzz with over-completions.
+#pragma once
+
+#include <cstdint>
+
+#include "qlimits/concepts.hpp"
+#include "qlimits/limits/dql.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+namespace testing {
+
+/// Rules a dql's raw state must satisfy at any time (after_completion: also the clamp rule).
+/// Returns nullptr when all hold, else the broken rule in words.
+[[nodiscard]] constexpr const char* check_dql_state(const dql_state& s,
+                                                    bool after_completion) noexcept {
+    if (after_completion && s.min_limit <= s.max_limit &&
+        (s.limit < s.min_limit || s.limit > s.max_limit))
+        return "limit outside [min_limit, max_limit] after a completion";
+    if (s.max_limit > dql_max_limit) return "max_limit above dql_max_limit";
+    if (s.min_limit > dql_max_limit) return "min_limit above dql_max_limit";
+    return nullptr;
+}
+
+/// A limit policy wrapped in invariant checks (see the file comment).
+template <limit_policy Policy>
+class checked {
+public:
+    using config_type = typename Policy::config_type;
+    using time_point = typename Policy::time_point;
+    using stats_type = typename Policy::stats_type;
+    static constexpr std::uint32_t max_object = Policy::max_object;
+
+    checked(const config_type& cfg, time_point now) noexcept : p_(cfg, now) {
+        sync_model();
+        verify(false);
+    }
+
+    bool on_queued(std::uint32_t n) noexcept { return queued(n, p_.on_queued(n)); }
+    bool on_queued(std::uint32_t n, time_point now) noexcept {
+        return queued(n, p_.on_queued(n, now));
+    }
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        const bool too_many = n > model_inflight();
+        const bool ok = p_.on_completed(n, now);
+        ++calls_;
+        if (too_many && ok) fail("a completion of more than is in flight was applied");
+        if (ok) completed_ += n;
+        verify(ok);
+        return ok;
+    }
+    void reset(time_point now) noexcept {
+        p_.reset(now);
+        ++calls_;
+        sync_model();
+        verify(false);
+    }
+
+    [[nodiscard]] std::int64_t available() const noexcept { return p_.available(); }
+    [[nodiscard]] std::uint32_t limit() const noexcept { return p_.limit(); }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return p_.inflight(); }
+    [[nodiscard]] stats_type stats() const noexcept { return p_.stats(); }
+
+    /// The wrapped policy (to configure it or read its state).
+    [[nodiscard]] Policy& inner() noexcept { return p_; }
+    [[nodiscard]] const Policy& inner() const noexcept { return p_; }
+
+    /// The first broken rule, or nullptr if none so far.
+    [[nodiscard]] const char* failure() const noexcept { return failure_; }
+    /// The 1-based number of the call that broke it (0: none, or the constructor).
+    [[nodiscard]] std::uint64_t failed_at_call() const noexcept { return failed_call_; }
+    [[nodiscard]] bool ok() const noexcept { return failure_ == nullptr; }
+
+    /// Re-read the policy's counters into the model (after you changed them behind the
+    /// checker's back, e.g. with dql::rebase()).
+    void resync() noexcept { sync_model(); }
+
+private:
+    bool queued(std::uint32_t n, bool ok) noexcept {
+        ++calls_;
+        if (n > max_object && ok) fail("an enqueue above max_object was accepted");
+        if (ok) queued_ += n;
+        verify(false);
+        return ok;
+    }
+    [[nodiscard]] std::uint32_t model_inflight() const noexcept { return queued_ - completed_; }
+    void sync_model() noexcept {
+        completed_ = 0;
+        queued_ = p_.inflight();
+    }
+    void verify(bool after_completion) noexcept {
+        if (p_.inflight() != model_inflight())
+            fail("inflight() differs from queued - completed (mod 2^32)");
+        if constexpr (requires(const Policy& q) {
+                          { q.state() } -> std::same_as<dql_state>;
+                      }) {
+            const dql_state s = p_.state();
+            if (p_.available() != s.avail()) fail("available() != adj_limit - num_queued");
+            if (const char* why = check_dql_state(s, after_completion)) fail(why);
+        }
+    }
+    void fail(const char* why) noexcept {
+        if (failure_ != nullptr) return;
+        failure_ = why;
+        failed_call_ = calls_;
+    }
+
+    Policy p_;
+    std::uint32_t queued_ = 0;
+    std::uint32_t completed_ = 0;
+    std::uint64_t calls_ = 0;
+    const char* failure_ = nullptr;
+    std::uint64_t failed_call_ = 0;
+};
+
+static_assert(limit_policy<checked<dql<>>>);
+
+} // namespace testing
+} // namespace v0
+} // namespace qlimits

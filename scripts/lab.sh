@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The policy lab in one command: installs what it needs, builds (Release) and runs
+# `qlimits-lab` with the given arguments (default: the demo trace replay).
+#   bash scripts/lab.sh                 # default run
+#   bash scripts/lab.sh replay dql < my.trace
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/deps.sh"
+qlimits_install_deps cmake make g++ libbenchmark-dev
+build="$root/build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQLIMITS_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" --target qlimits-lab -j"$(nproc)" >/dev/null
+[ $# -eq 0 ] && set -- demo
+exec "$build/bench/qlimits-lab" "$@"
