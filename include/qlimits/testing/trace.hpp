@@ -299,9 +299,9 @@ struct file_sink {
 
 /// A limit policy that forwards every call to Policy and writes it to Sink as a trace:
 /// `t N` whenever time moved since the last timed call, then `q N`, `c N` or `reset`.
-/// The construction time is trace time 0. Replaying the recording through limit_replayer
-/// reproduces the policy's decisions (from its default config: record from a policy built
-/// with the default config, or add the config directives to the head of the trace).
+/// The construction time is trace time 0. For a dql-style config the trace opens with the
+/// directives that rebuild the same starting state (init, min, max, reset, stall), so replaying
+/// the recording through limit_replayer reproduces the policy's decisions line for line.
 template <limit_policy Policy, class Sink = string_sink>
 class recording {
 public:
@@ -310,9 +310,13 @@ public:
     using stats_type = typename Policy::stats_type;
     static constexpr std::uint32_t max_object = Policy::max_object;
 
-    recording(const config_type& cfg, time_point now) noexcept : policy_(cfg, now), last_(now) {}
+    recording(const config_type& cfg, time_point now) noexcept : policy_(cfg, now), last_(now) {
+        write_preamble(cfg);
+    }
     recording(Sink sink, const config_type& cfg, time_point now) noexcept
-        : policy_(cfg, now), sink_(std::move(sink)), last_(now) {}
+        : policy_(cfg, now), sink_(std::move(sink)), last_(now) {
+        write_preamble(cfg);
+    }
 
     bool on_queued(std::uint32_t n) noexcept {
         emit('q', n);
@@ -343,19 +347,38 @@ public:
     [[nodiscard]] Sink& sink() noexcept { return sink_; }
 
 private:
+    // For a dql-style config, the directives that rebuild the same starting state from the
+    // trace's all-zero start: init, the bounds, a reset (so the limit starts at min), the
+    // stall threshold.
+    void write_preamble(const config_type& cfg) noexcept {
+        if constexpr (requires {
+                          cfg.min_limit;
+                          cfg.max_limit;
+                          cfg.hold_time.count();
+                          cfg.stall_threshold.count();
+                      }) {
+            emit_named("init", static_cast<std::uint64_t>(cfg.hold_time.count()));
+            emit_named("min", cfg.min_limit);
+            emit_named("max", cfg.max_limit);
+            write("reset\n");
+            emit_named("stall", static_cast<std::uint64_t>(cfg.stall_threshold.count()));
+        }
+    }
+    void emit_named(std::string_view name, std::uint64_t v) noexcept {
+        char buf[48];
+        char* p = buf;
+        for (const char ch : name) *p++ = ch;
+        *p++ = ' ';
+        p = format_decimal(p, buf + sizeof buf - 1, v);
+        *p++ = '\n';
+        write(std::string_view(buf, static_cast<std::size_t>(p - buf)));
+    }
     void advance_to(time_point now) noexcept {
         const std::uint64_t d = ticks_of(now) - ticks_of(last_);
         if (d != 0) emit('t', d);
         last_ = now;
     }
-    void emit(char op, std::uint64_t v) noexcept {
-        char buf[32];
-        buf[0] = op;
-        buf[1] = ' ';
-        char* p = format_decimal(buf + 2, buf + sizeof buf - 1, v);
-        *p++ = '\n';
-        write(std::string_view(buf, static_cast<std::size_t>(p - buf)));
-    }
+    void emit(char op, std::uint64_t v) noexcept { emit_named(std::string_view(&op, 1), v); }
     void write(std::string_view s) noexcept {
         // A sink that allocates may throw; a recording that cannot be written is a broken test
         // aid, not a reason to corrupt the policy, so the policy call still happens.

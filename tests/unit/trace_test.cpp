@@ -1,0 +1,101 @@
+// Tests of the public trace aids: parser, replayer, recorder.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/testing/trace.hpp"
+
+namespace {
+using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
+using dql_ms = qlimits::dql<clock_ms>;
+using tp = clock_ms::time_point;
+using qlimits::testing::limit_line;
+using qlimits::testing::limit_op;
+using qlimits::testing::parse_limit_line;
+
+tp at(std::int64_t t) { return tp{std::chrono::milliseconds{t}}; }
+} // namespace
+
+TEST_CASE("trace: parser reads every directive") {
+    const auto q = parse_limit_line("q 1500");
+    REQUIRE(q.what == limit_line::kind::directive);
+    CHECK(q.directive.op == limit_op::queue);
+    CHECK(q.directive.value == 1500);
+    CHECK(parse_limit_line("t 18446744073709551615").directive.value == 18446744073709551615ULL);
+    CHECK(parse_limit_line("reset").directive.op == limit_op::reset);
+    CHECK(parse_limit_line("\tc  7   # trailing comment\r").directive.value == 7);
+    CHECK(parse_limit_line("   ").what == limit_line::kind::none);
+    CHECK(parse_limit_line("# comment").what == limit_line::kind::none);
+}
+
+TEST_CASE("trace: parser rejects malformed lines with a reason") {
+    const auto err = [](const char* text) {
+        const auto r = parse_limit_line(text);
+        return r.what == limit_line::kind::error ? std::string(r.error) : std::string("accepted");
+    };
+    CHECK(err("q") == "missing argument");
+    CHECK(err("reset 1") == "too many fields");
+    CHECK(err("q 1 2") == "too many fields");
+    CHECK(err("q -1") == "bad number (expected unsigned decimal below 2^32)");
+    CHECK(err("q 4294967296") == "bad number (expected unsigned decimal below 2^32)");
+    CHECK(err("t 18446744073709551616") == "bad number (expected unsigned decimal below 2^64)");
+    CHECK(err("q 0x10") == "bad number (expected unsigned decimal below 2^32)");
+    CHECK(err("Q 1") == "unknown directive");
+    CHECK(err("stall 65536") == "stall threshold out of range (0..65535 ticks)");
+    CHECK(err("a b c d e f g h i") == "too many fields");
+}
+
+TEST_CASE("trace: origin is refused after the first q or c") {
+    qlimits::testing::limit_replayer<dql_ms> r;
+    CHECK(r.apply({limit_op::origin, 5}).error == nullptr);
+    CHECK(r.apply({limit_op::queue, 1}).error == nullptr);
+    CHECK(std::string(r.apply({limit_op::origin, 5}).error) == "origin after the first q/c");
+}
+
+TEST_CASE("trace: replay reports the failing line and stops") {
+    std::string out;
+    const char* why = nullptr;
+    const auto bad = qlimits::testing::replay_limit_trace<dql_ms>(
+        "init 4\nq 10\n\nc 11\nq 1\n", [&out](std::string_view s) { out.append(s); }, false, &why);
+    CHECK(bad == 4);
+    CHECK(std::string(why) == "over-completion");
+    CHECK(out == "0 10 0 0 0 4294967295 -10\n");
+}
+
+TEST_CASE("trace: a recording replays to the same state lines") {
+    qlimits::testing::recording<dql_ms> rec{
+        {.min_limit = 3000, .hold_time = std::chrono::milliseconds{10},
+         .stall_threshold = std::chrono::milliseconds{20}},
+        at(100)};
+    std::string direct;
+    const auto line = [&] {
+        const auto s = rec.inner().state();
+        direct += std::to_string(s.limit) + ' ' + std::to_string(s.num_queued) + ' ' +
+                  std::to_string(s.num_completed) + ' ' + std::to_string(s.adj_limit) + ' ' +
+                  std::to_string(s.prev_ovlimit) + ' ' + std::to_string(s.lowest_slack) + ' ' +
+                  std::to_string(s.avail()) + ' ' + std::to_string(s.stall_count) + ' ' +
+                  std::to_string(s.stall_max) + '\n';
+    };
+    std::int64_t t = 100;
+    for (int round = 0; round < 300; ++round) {
+        if (round % 3 == 0) ++t; // a post after the last completion's tick can count as a stall
+        for (int k = 0; k < 1 + round % 7; ++k) {
+            if (rec.available() < 0) break;
+            rec.on_queued(1500, at(t));
+            line();
+        }
+        t += round % 4 == 0 ? 0 : 1 + round % 30;
+        rec.on_completed(round % 5 == 0 ? rec.inflight() : rec.inflight() / 2, at(t));
+        line();
+    }
+    std::string replayed;
+    const char* why = nullptr;
+    const auto bad = qlimits::testing::replay_limit_trace<dql_ms>(
+        rec.sink().text, [&replayed](std::string_view s) { replayed.append(s); }, true, &why);
+    CHECK(bad == 0);
+    CHECK(replayed == direct);
+    CHECK(rec.sink().text.rfind("init 10\nmin 3000\nmax 1879048192\nreset\nstall 20\n", 0) == 0);
+    CHECK(rec.inner().stats().stall_count > 0); // the workload does stall now and then
+}
