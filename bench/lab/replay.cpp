@@ -11,6 +11,8 @@
 #include "qlimits/testing/trace.hpp"
 
 namespace lab {
+int replay_dim_text(std::string_view text); // replay_dim.cpp
+
 namespace {
 using tick_clock = qlimits::manual_clock<std::chrono::milliseconds>; // 1 tick = 1 ms
 
@@ -58,7 +60,8 @@ int replay_main(int argc, char** argv) {
     }
     const std::string text = read_all(stdin);
     if (std::strcmp(policy, "dql") == 0) return replay_text<qlimits::dql<tick_clock>>(text, verbose);
-    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql)\n", policy);
+    if (std::strcmp(policy, "dim") == 0) return replay_dim_text(text);
+    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim)\n", policy);
     return exit_usage;
 }
 
@@ -67,7 +70,7 @@ int demo_main(int, char**) {
     qlimits::testing::limit_replayer<qlimits::dql<tick_clock>> r;
     std::string_view text = qlimits_lab_example_trace;
     std::uint32_t last_limit = 0;
-    std::size_t line_no = 0, ops = 0;
+    std::size_t line_no = 0, ops = 0, changes = 0;
     std::printf("qlimits-lab demo: bundled example trace through classic DQL (1 tick = 1 ms)\n");
     std::printf("%8s %8s %10s %10s %12s\n", "line", "tick", "limit", "inflight", "lowest_slack");
     while (!text.empty()) {
@@ -92,10 +95,11 @@ int demo_main(int, char**) {
                         static_cast<long long>(r.now().time_since_epoch().count()), s.limit,
                         s.num_queued - s.num_completed, slack.c_str());
             last_limit = s.limit;
+            ++changes;
         }
     }
     const auto st = r.policy().stats();
-    std::printf("%zu directives; final limit %u units, max seen in the trace's phases above.\n", ops,
+    std::printf("%zu directives, %zu limit changes; final limit %u units.\n", ops, changes,
                 st.limit);
     return exit_ok;
 }
