@@ -2,8 +2,15 @@
 // qlimits/qlimits.hpp: everything public, in one include.
 #pragma once
 
+#include "qlimits/adapters/moderation.hpp"
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
+#include "qlimits/dim/net_dim.hpp"
+#include "qlimits/dim/profiles.hpp"
+#include "qlimits/dim/rdma_dim.hpp"
+#include "qlimits/dim/sample.hpp"
+#include "qlimits/dim/stats.hpp"
+#include "qlimits/dim/tuner.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/version.hpp"
