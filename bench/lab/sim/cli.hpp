@@ -1,0 +1,130 @@
+// The command line of `qlimits-lab run`: which scenarios, which parameters, which outputs.
+// Parsing is separate from running so the tests can check every refusal (and its wording).
+#pragma once
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "params.hpp"
+#include "scenario.hpp"
+
+namespace lab::sim {
+
+struct run_options {
+    std::vector<const scenario*> scenarios;
+    std::vector<param_lists> params;   ///< the user's values, per selected scenario
+    std::vector<std::string> policies; ///< empty: all
+    std::string json_file;             ///< empty: none
+    std::string csv_dir;               ///< empty: none
+    std::string svg_dir = "lab-out";   ///< empty: no plots
+    unsigned jobs = 0;                 ///< 0: min(2, hardware threads)
+    bool quiet = false;                ///< no progress even on a terminal
+};
+
+namespace cli_detail {
+inline std::vector<std::string> split(std::string_view s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t c = s.find(',', start);
+        out.emplace_back(s.substr(start, c == std::string_view::npos ? s.npos : c - start));
+        if (c == std::string_view::npos) return out;
+        start = c + 1;
+    }
+}
+inline const param_spec* find_spec(const scenario& sc, std::string_view name) {
+    for (const auto& p : sc.params)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+} // namespace cli_detail
+
+/// Parse `run SCENARIO|all [options]` (argv[0] is "run"). Returns the error message on failure.
+inline std::optional<std::string> parse_run(int argc, char** argv,
+                                            const std::vector<scenario>& known,
+                                            run_options& out) {
+    using namespace cli_detail;
+    if (argc < 2) return std::string{"missing SCENARIO (one of the names 'qlimits-lab list' shows, or all)"};
+    const std::string which = argv[1];
+    for (const auto& sc : known)
+        if (which == "all" || which == sc.name) out.scenarios.push_back(&sc);
+    if (out.scenarios.empty()) return "unknown scenario '" + which + "' (see 'qlimits-lab list')";
+    out.params.assign(out.scenarios.size(), param_lists{});
+
+    // Options that name an output take their value as --opt=V or as the next argument.
+    auto value_of = [&](int& i, std::string_view arg, std::string_view opt,
+                        std::string& dest) -> std::optional<std::string> {
+        if (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt && arg[opt.size()] == '=') {
+            dest = std::string{arg.substr(opt.size() + 1)};
+        } else {
+            if (i + 1 >= argc) return std::string{opt} + " needs a value";
+            dest = argv[++i];
+        }
+        if (dest.empty()) return std::string{opt} + " needs a non-empty value";
+        return std::nullopt;
+    };
+    auto is_opt = [](std::string_view arg, std::string_view opt) {
+        return arg == opt || (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt &&
+                              arg[opt.size()] == '=');
+    };
+
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        std::string v;
+        if (is_opt(arg, "--json")) {
+            if (auto e = value_of(i, arg, "--json", out.json_file)) return e;
+        } else if (is_opt(arg, "--csv")) {
+            if (auto e = value_of(i, arg, "--csv", out.csv_dir)) return e;
+        } else if (is_opt(arg, "--svg")) {
+            if (auto e = value_of(i, arg, "--svg", out.svg_dir)) return e;
+        } else if (arg == "--no-svg") {
+            out.svg_dir.clear();
+        } else if (arg == "--quiet" || arg == "-q") {
+            out.quiet = true;
+        } else if (is_opt(arg, "--policy")) {
+            if (auto e = value_of(i, arg, "--policy", v)) return e;
+            out.policies = split(v);
+            for (const auto& p : out.policies) {
+                bool found = false;
+                for (const scenario* sc : out.scenarios)
+                    for (const auto& ps : sc->policies)
+                        if (ps.name == p || ps.name.rfind(p + "-", 0) == 0) found = true;
+                if (!found) return "unknown policy '" + p + "' (see 'qlimits-lab list')";
+            }
+        } else if (is_opt(arg, "--jobs")) {
+            if (auto e = value_of(i, arg, "--jobs", v)) return e;
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (end != v.c_str() + v.size() || n < 1 || n > 256)
+                return "--jobs=" + v + ": expected a whole number in [1, 256]";
+            out.jobs = static_cast<unsigned>(n);
+        } else if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+            // A model parameter: --name=value, known to at least one selected scenario and
+            // valid for every selected scenario that has it.
+            const std::size_t eq = arg.find('=');
+            const std::string name{arg.substr(2, eq == arg.npos ? arg.npos : eq - 2)};
+            bool known_somewhere = false;
+            for (std::size_t s = 0; s < out.scenarios.size(); ++s) {
+                const param_spec* spec = find_spec(*out.scenarios[s], name);
+                if (!spec) continue;
+                known_somewhere = true;
+                if (eq == arg.npos) return "--" + name + ": expected --" + name + "=VALUE";
+                std::vector<double> vals;
+                if (auto e = parse_list(*spec, arg.substr(eq + 1), vals))
+                    return "--" + name + " (" + out.scenarios[s]->name + "): " + *e;
+                out.params[s][name] = vals;
+            }
+            if (!known_somewhere)
+                return "unknown parameter '--" + name + "' (see 'qlimits-lab list')";
+        } else {
+            return "unexpected argument '" + std::string{arg} + "'";
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace lab::sim

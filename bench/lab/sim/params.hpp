@@ -1,0 +1,151 @@
+// Model parameters: every number a scenario uses is one of these, settable as --name=value, with
+// a default that says where it comes from. A parameter marked `sweep` takes a comma list and the
+// scenario runs once per value (the cases of the seed's table).
+#pragma once
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lab::sim {
+
+struct param_spec {
+    std::string name;          ///< the option is --name=value
+    std::string def;           ///< default, as it would be typed
+    double min = 0;            ///< inclusive range
+    double max = 0;
+    bool integer = true;
+    bool sweep = false;        ///< a comma list: one case per value
+    std::vector<std::string> choices; ///< a named value instead of a number (its index is stored)
+    std::string unit;
+    std::string source;        ///< where the default comes from
+};
+
+/// One value per parameter: what a single run sees.
+using param_values = std::map<std::string, double, std::less<>>;
+/// Possibly several values per parameter: the user's request before it is split into cases.
+using param_lists = std::map<std::string, std::vector<double>, std::less<>>;
+
+/// Parse one value of `spec` from text. Returns the error, in words, or nothing.
+inline std::optional<std::string> parse_value(const param_spec& spec, std::string_view text,
+                                              double& out) {
+    const std::string s{text};
+    if (!spec.choices.empty()) {
+        for (std::size_t i = 0; i < spec.choices.size(); ++i)
+            if (spec.choices[i] == s) {
+                out = static_cast<double>(i);
+                return std::nullopt;
+            }
+        std::string all;
+        for (const auto& c : spec.choices) {
+            if (!all.empty()) all += ", ";
+            all += c;
+        }
+        return "'" + s + "' is not one of: " + all;
+    }
+    if (s.empty()) return std::string{"empty value"};
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
+        return "'" + s + "' is not a number";
+    if (spec.integer && v != std::floor(v)) return "'" + s + "' is not a whole number";
+    if (v < spec.min || v > spec.max) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s is out of range [%g, %g]", s.c_str(), spec.min,
+                      spec.max);
+        return std::string{buf};
+    }
+    out = v;
+    return std::nullopt;
+}
+
+/// Parse a whole --name=value text (a comma list for sweep parameters).
+inline std::optional<std::string> parse_list(const param_spec& spec, std::string_view text,
+                                             std::vector<double>& out) {
+    out.clear();
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', start);
+        const std::string_view item =
+            text.substr(start, comma == std::string_view::npos ? std::string_view::npos
+                                                               : comma - start);
+        double v = 0;
+        if (auto err = parse_value(spec, item, v)) return err;
+        out.push_back(v);
+        if (comma == std::string_view::npos) break;
+        if (!spec.sweep) return std::string{"takes one value, not a list"};
+        start = comma + 1;
+    }
+    return std::nullopt;
+}
+
+/// Format a stored value back as the user would type it.
+inline std::string format_value(const param_spec& spec, double v) {
+    if (!spec.choices.empty()) {
+        const auto i = static_cast<std::size_t>(v);
+        return i < spec.choices.size() ? spec.choices[i] : std::string{"?"};
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+/// Defaults of every parameter, overridden by the user's values.
+inline param_lists resolve(const std::vector<param_spec>& specs,
+                           const std::map<std::string, std::vector<double>, std::less<>>& user) {
+    param_lists out;
+    for (const auto& s : specs) {
+        if (auto it = user.find(s.name); it != user.end()) {
+            out[s.name] = it->second;
+            continue;
+        }
+        std::vector<double> v;
+        [[maybe_unused]] auto err = parse_list(s, s.def, v); // defaults are valid (tested)
+        out[s.name] = v;
+    }
+    return out;
+}
+
+/// Split lists into cases: the cartesian product of every sweep parameter, in spec order.
+inline std::vector<param_values> cases_of(const std::vector<param_spec>& specs,
+                                          const param_lists& lists) {
+    std::vector<param_values> out(1);
+    for (const auto& s : specs) {
+        const auto& vals = lists.at(s.name);
+        std::vector<param_values> next;
+        for (const auto& partial : out)
+            for (double v : vals) {
+                param_values p = partial;
+                p[s.name] = v;
+                next.push_back(std::move(p));
+            }
+        out = std::move(next);
+    }
+    return out;
+}
+
+/// The parameters every scenario shares.
+inline std::vector<param_spec> common_params() {
+    return {
+        {"seed", "1", 0, 1e18, true, false, {}, "", "modelling choice: any seed; runs are repeatable per seed"},
+        {"duration-ms", "5000", 10, 600000, true, false, {}, "ms",
+         "modelling choice: 5 s = 5 DQL hold times (1 s), long enough to settle"},
+        {"warmup-ms", "1000", 0, 600000, true, false, {}, "ms",
+         "modelling choice: one DQL hold time, discarded before measuring"},
+        {"sample-us", "1000", 10, 1000000, true, false, {}, "us",
+         "modelling choice: time-series resolution of --csv/--svg"},
+        {"hold-ms", "1000", 0, 65535, true, false, {}, "ms",
+         "Linux default: netdev queues call dql_init(HZ), i.e. 1 s (dql.md section 5)"},
+        {"limit-min", "0", 0, 1879048192, true, false, {}, "units",
+         "Linux default: dql_init sets limit_min 0 (dql.md section 5)"},
+    };
+}
+
+} // namespace lab::sim

@@ -1,0 +1,93 @@
+// What one run produces: metrics, a time series, and the verdict of its honesty checks.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab::sim {
+
+/// The metrics every scenario reports where they mean something (issue 4, item 4), in order.
+inline const std::vector<std::string>& standard_metrics() {
+    static const std::vector<std::string> names{
+        "throughput_pps",  "throughput_bps", "inflight_mean",       "inflight_p99",
+        "limit_mean",      "limit_final",    "sojourn_mean_us",     "sojourn_p50_us",
+        "sojourn_p99_us",  "probe_p99_us",   "rr_tps",              "producer_stops_per_s",
+        "consumer_wakeups_per_s", "cpu_util"};
+    return names;
+}
+
+struct sample {
+    double t_ms = 0;
+    std::optional<double> limit; ///< none for a policy without a limit
+    double inflight = 0;         ///< ring slots held
+    double policy_inflight = 0;  ///< units queued and not yet reported completed
+};
+
+struct run_result {
+    std::string scenario;
+    std::string case_label; ///< e.g. "fq 1q", "nrules=3500"
+    std::string policy;
+    std::vector<std::pair<std::string, std::string>> params; ///< every effective parameter
+    std::vector<std::pair<std::string, std::optional<double>>> metrics;
+    std::vector<sample> series;
+    std::vector<std::string> failures; ///< honesty checks that did not hold
+    std::uint64_t events = 0;
+
+    void set(const std::string& name, std::optional<double> v) {
+        for (auto& m : metrics)
+            if (m.first == name) {
+                m.second = v;
+                return;
+            }
+        metrics.emplace_back(name, v);
+    }
+    [[nodiscard]] std::optional<double> get(const std::string& name) const {
+        for (const auto& m : metrics)
+            if (m.first == name) return m.second;
+        return std::nullopt;
+    }
+};
+
+/// A run starts with every standard metric present and empty (null in JSON, "-" in tables).
+inline run_result blank_result() {
+    run_result r;
+    for (const auto& n : standard_metrics()) r.metrics.emplace_back(n, std::nullopt);
+    return r;
+}
+
+/// Items in = items out + items still inside: nothing is created or lost by the model.
+inline void check_conservation(run_result& r, const char* what, std::uint64_t in,
+                               std::uint64_t out, std::uint64_t inside) {
+    if (in != out + inside) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "conservation (%s): %llu in != %llu out + %llu still queued", what,
+                      static_cast<unsigned long long>(in), static_cast<unsigned long long>(out),
+                      static_cast<unsigned long long>(inside));
+        r.failures.emplace_back(buf);
+    }
+}
+
+/// Little's law: mean occupancy = throughput x mean time inside, within `tolerance`.
+inline void check_little(run_result& r, double occupancy, double per_second, double mean_s,
+                         double tolerance = 0.05) {
+    const double predicted = per_second * mean_s;
+    const double scale = std::max(occupancy, predicted);
+    if (scale < 1e-9) return; // nothing moved and nothing waited: trivially true
+    if (std::fabs(occupancy - predicted) > tolerance * scale) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "Little's law: mean inflight %.4g vs throughput x mean sojourn %.4g "
+                      "(off by %.1f%%, allowed %.0f%%)",
+                      occupancy, predicted, 100.0 * std::fabs(occupancy - predicted) / scale,
+                      100.0 * tolerance);
+        r.failures.emplace_back(buf);
+    }
+}
+
+} // namespace lab::sim

@@ -1,0 +1,90 @@
+// Planning and executing runs: scenarios x cases x policies, spread over worker threads. Each
+// run is independent and seeded, so the thread count changes the wall time, never a number.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "params.hpp"
+#include "result.hpp"
+#include "scenario.hpp"
+
+namespace lab::sim {
+
+struct job {
+    const scenario* sc = nullptr;
+    param_values params;
+    std::string policy;
+};
+
+/// A policy filter entry selects a policy by its name or by its family ("dql" selects
+/// dql-item, dql-poll and dql-time).
+inline bool policy_selected(const std::vector<std::string>& filter, const std::string& policy) {
+    if (filter.empty()) return true;
+    for (const auto& f : filter)
+        if (policy == f || policy.rfind(f + "-", 0) == 0) return true;
+    return false;
+}
+
+/// Every run the request asks for, in a fixed order: scenario, case, policy.
+inline std::vector<job> plan(const std::vector<const scenario*>& scs,
+                             const std::vector<param_lists>& user,
+                             const std::vector<std::string>& policy_filter) {
+    std::vector<job> out;
+    for (std::size_t i = 0; i < scs.size(); ++i) {
+        const scenario& sc = *scs[i];
+        const param_lists lists = resolve(sc.params, user[i]);
+        for (const param_values& c : sc.cases(lists))
+            for (const auto& p : sc.policies)
+                if (policy_selected(policy_filter, p.name)) out.push_back(job{&sc, c, p.name});
+    }
+    return out;
+}
+
+/// Run one job and label its result.
+inline run_result execute_one(const job& j) {
+    run_result r = j.sc->run(j.params, j.policy);
+    r.scenario = j.sc->name;
+    r.case_label = j.sc->case_label(j.params);
+    r.policy = j.policy;
+    r.params.clear();
+    for (const auto& spec : j.sc->params)
+        if (auto it = j.params.find(spec.name); it != j.params.end())
+            r.params.emplace_back(spec.name, format_value(spec, it->second));
+    return r;
+}
+
+/// Run every job on `threads` workers; results come back in job order. `progress` (may be
+/// empty) is called under a lock after each run finishes.
+inline std::vector<run_result> execute(const std::vector<job>& jobs, unsigned threads,
+                                       const std::function<void(std::size_t, std::size_t,
+                                                                const job&)>& progress) {
+    std::vector<run_result> results(jobs.size());
+    std::atomic<std::size_t> next{0};
+    std::size_t done = 0;
+    std::mutex m;
+    auto worker = [&] {
+        for (;;) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= jobs.size()) return;
+            results[i] = execute_one(jobs[i]);
+            const std::lock_guard<std::mutex> lock(m);
+            ++done;
+            if (progress) progress(done, jobs.size(), jobs[i]);
+        }
+    };
+    if (threads <= 1 || jobs.size() <= 1) {
+        worker();
+        return results;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    return results;
+}
+
+} // namespace lab::sim

@@ -1,0 +1,165 @@
+// The scenario registry: every scenario the lab knows, and the seeds' numbers each is compared
+// against. To add one (virtio-dim, issue "DIM"), write its model in its own header with a
+// params(), policies(), case_label() and a model whose run() returns a run_result, then add an
+// entry to all_scenarios() below; list, run, the outputs and the tests pick it up from here.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+#include "veth_bql.hpp"
+#include "virtio_bql.hpp"
+
+namespace lab::sim {
+
+namespace detail {
+inline const run_result* find(const std::vector<run_result>& rs, const std::string& label,
+                              const std::string& policy) {
+    for (const auto& r : rs)
+        if (r.case_label == label && r.policy == policy) return &r;
+    return nullptr;
+}
+inline std::string num(std::optional<double> v, const char* fmt = "%.4g") {
+    if (!v) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, *v);
+    return buf;
+}
+inline std::optional<double> metric(const run_result* r, const char* name) {
+    return r ? r->get(name) : std::nullopt;
+}
+inline std::optional<double> ratio(std::optional<double> a, std::optional<double> b) {
+    if (!a || !b || *b == 0) return std::nullopt;
+    return *a / *b;
+}
+} // namespace detail
+
+inline std::string compare_virtio(const std::vector<run_result>& rs) {
+    using namespace detail;
+    struct seed_row {
+        const char* label;
+        double none, bql;
+    };
+    // Seed 000 (Jiri Pirko, virtio_net BQL v2): TCP_RR transactions/s, averages of 4 runs.
+    static constexpr seed_row seed[] = {
+        {"fq 1q", 157.925, 1282.4375},    {"fq 2q", 179.62, 856.2125},
+        {"fq 4q", 588.12, 897.4175},      {"fifo 1q", 148.2575, 149.5125},
+        {"fifo 2q", 170.725, 1270.995},   {"fifo 4q", 2159.7875, 6119.1875},
+    };
+    std::string out = "virtio-bql: TCP_RR transactions/s, seed 000 vs model\n\n"
+                      "| case | seed none | seed BQL | seed x | model none | model dql | model x |\n"
+                      "|---|---|---|---|---|---|---|\n";
+    for (const auto& s : seed) {
+        const run_result* n = find(rs, s.label, "none");
+        const run_result* d = find(rs, s.label, "dql");
+        if (!n && !d) continue;
+        const auto mn = metric(n, "rr_tps"), md = metric(d, "rr_tps");
+        out += "| " + std::string{s.label} + " | " + num(s.none) + " | " + num(s.bql) + " | " +
+               num(s.bql / s.none, "%.2f") + " | " + num(mn) + " | " + num(md) + " | " +
+               num(ratio(md, mn), "%.2f") + " |\n";
+    }
+    return out;
+}
+
+inline std::string compare_veth(const std::vector<run_result>& rs) {
+    using namespace detail;
+    std::string out = "veth-bql: seed 001 / landscape.md vs model\n\n"
+                      "| what | seed | model |\n|---|---|---|\n";
+    auto row = [&](const std::string& what, const std::string& seed, const std::string& model) {
+        out += "| " + what + " | " + seed + " | " + model + " |\n";
+    };
+    struct tput_row {
+        const char* label;
+        double none, bql;
+    };
+    // Seed 001 (Jonas Koeppeler's pktgen runs with the stop respected), packets/s.
+    static constexpr tput_row tput[] = {
+        {"nrules=0", 2264138, 1813455},
+        {"nrules=3500", 27161, 26085},
+        {"nrules=5000", 19395, 20423},
+    };
+    for (const auto& t : tput) {
+        const auto n = metric(find(rs, t.label, "none"), "throughput_pps");
+        const auto d = metric(find(rs, t.label, "dql-item"), "throughput_pps");
+        if (!n && !d) continue;
+        row(std::string{t.label} + ": dql-item / none throughput",
+            num(t.bql / t.none, "%.3f") + " (" + num(t.bql) + " / " + num(t.none) + " pps)",
+            num(ratio(d, n), "%.3f") + " (" + num(d) + " / " + num(n) + " pps)");
+    }
+    for (const auto& t : tput) {
+        const run_result* d = find(rs, t.label, "dql-item");
+        const run_result* n = find(rs, t.label, "none");
+        if (d)
+            row(std::string{t.label} + ": dql-item limit_final / inflight_mean", "2 / 3",
+                num(metric(d, "limit_final")) + " / " + num(metric(d, "inflight_mean"), "%.2f"));
+        if (n)
+            row(std::string{t.label} + ": none inflight_mean", "~200",
+                num(metric(n, "inflight_mean"), "%.1f"));
+    }
+    for (const auto& r : rs)
+        if (r.policy == "dql-poll" && r.case_label.rfind("nrules=", 0) == 0)
+            row(r.case_label + ": dql-poll limit_mean", "~128 (landscape.md [VE5])",
+                num(r.get("limit_mean"), "%.1f"));
+    if (const run_result* n = find(rs, "nrules=13000", "none"))
+        row("nrules=13000: none probe p99 (us)", "~22000 ping RTT, fq_codel [VE2]",
+            num(metric(n, "probe_p99_us")));
+    if (const run_result* d = find(rs, "nrules=13000", "dql-item"))
+        row("nrules=13000: dql-item probe p99 (us)", "~1300 ping RTT with BQL [VE2]",
+            num(metric(d, "probe_p99_us")));
+    for (const auto& r : rs)
+        if (r.policy == "dql-time" && r.case_label.rfind("adversarial", 0) == 0) {
+            row(r.case_label + ": dql-time limit inflation",
+                "5.82x (33 -> 192), tx-usecs 100 / nrules 1000 [VE11]",
+                num(r.get("limit_inflation"), "%.2f") + "x (" +
+                    num(r.get("limit_control_mean"), "%.1f") + " -> " +
+                    num(r.get("limit_adversarial_mean"), "%.1f") + ")");
+            row(r.case_label + ": dql-time probe p99 inflation", "2.53x (1.04 -> 2.63 ms) [VE11]",
+                num(r.get("probe_p99_inflation"), "%.2f") + "x");
+        }
+    return out;
+}
+
+inline std::vector<scenario> all_scenarios() {
+    std::vector<scenario> out;
+    {
+        scenario s;
+        s.name = "virtio-bql";
+        s.summary = "seed 000: 50 bulk flows + TCP_RR over virtio-net, fq_codel or pfifo_fast, "
+                    "1/2/4 queues, BQL or not";
+        s.params = virtio::params();
+        s.policies = virtio::policies();
+        s.case_label = virtio::case_label;
+        s.run = [](const param_values& p, const std::string& pol) {
+            virtio::model m{p, pol};
+            return m.run();
+        };
+        const auto specs = s.params;
+        s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
+        s.compare = compare_virtio;
+        out.push_back(std::move(s));
+    }
+    {
+        scenario s;
+        s.name = "veth-bql";
+        s.summary = "seed 001: pktgen flood into veth's 256-entry ring, NAPI consumer slowed by "
+                    "iptables rules; completion per item, per poll or every 100 us";
+        s.params = veth::params();
+        s.policies = veth::policies();
+        s.case_label = veth::case_label;
+        s.run = [](const param_values& p, const std::string& pol) {
+            veth::model m{p, pol};
+            return m.run();
+        };
+        const auto specs = s.params;
+        s.cases = [specs](const param_lists& l) { return veth::cases(specs, l); };
+        s.compare = compare_veth;
+        out.push_back(std::move(s));
+    }
+    // virtio-dim (seed 002) plugs in here once include/qlimits/dim/ provides the tuner.
+    return out;
+}
+
+} // namespace lab::sim

@@ -1,0 +1,423 @@
+// Scenario veth-bql (seed 001): a pktgen-like flood into veth's 256-entry ptr_ring, drained by a
+// NAPI consumer that polls in batches of up to 64 and spends a per-packet cost that grows with
+// the number of iptables rules. A ping-like probe shares the qdisc (fq_codel, so it jumps the
+// flood) and measures the delay the ring adds. Optionally an adversarial case alternates bursts
+// of cheap packets with normal ones (the veth series' adversarial sweep).
+//
+// Components: flood source + probe source -> fair qdisc -> producer (per-packet cost, stops on the
+// policy or a full ring, wake-up latency) -> software ring -> consumer (sleeps when the ring is
+// empty, wake-up latency, polls in batches, per-packet cost) -> completion reports to the policy.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "completion.hpp"
+#include "engine.hpp"
+#include "params.hpp"
+#include "policy.hpp"
+#include "qdisc.hpp"
+#include "result.hpp"
+#include "rng.hpp"
+#include "scenario.hpp"
+#include "stats.hpp"
+
+namespace lab::sim::veth {
+
+inline std::vector<param_spec> params() {
+    std::vector<param_spec> p = common_params();
+    const std::vector<param_spec> own{
+        {"nrules", "0,3500,5000,13000", 0, 1000000, true, true, {}, "rules",
+         "seed 001 (--nrules 0/3500/5000); 13000 is the ping test of landscape.md 2.3 [VE2]"},
+        {"ring", "256", 1, 65536, true, false, {}, "entries", "veth ptr_ring size, 256 (dql.md 11)"},
+        {"budget", "64", 1, 4096, true, false, {}, "packets", "NAPI poll budget 64 (dql.md 11)"},
+        {"producer-ns", "418", 1, 1e9, false, false, {}, "ns",
+         "seed 001: pktgen ignoring the stop ran at 2.39 Mpps, its own speed (1/2.39M)"},
+        {"base-cost-ns", "442", 0, 1e9, false, false, {}, "ns",
+         "seed 001: BQL off, nrules 0: 2,264,138 pps with the ring ~200 full (consumer-bound)"},
+        {"rule-ns", "10.39", 0, 1e6, false, false, {}, "ns",
+         "seed 001: BQL off, nrules 3500: 27,161 pps -> (36.8 us - 0.442 us) / 3500"},
+        {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
+         "modelling choice: +-10% uniform spread of every cost and probe interval"},
+        {"consumer-wake-ns", "2000", 0, 1e9, false, false, {}, "ns",
+         "modelling choice: waking a sleeping NAPI consumer costs microseconds (DESIGN.md 4)"},
+        {"producer-wake-ns", "1000", 0, 1e9, false, false, {}, "ns",
+         "modelling choice: restarting a stopped queue costs a softirq round (DESIGN.md 4)"},
+        {"poll-ns", "100", 0, 1e9, false, false, {}, "ns",
+         "modelling choice: fixed cost of one NAPI poll"},
+        {"pkt-bytes", "60", 1, 65536, true, false, {}, "bytes",
+         "seed 001: 1086 Mb/s at 2,264,138 pps = 60 B (pktgen default)"},
+        {"probe-interval-us", "10000", 1, 1e7, false, false, {}, "us",
+         "modelling choice: a ping every 10 ms (ping -i 0.01) gives ~400 samples in 4 s"},
+        {"tx-usecs", "100", 0, 1e7, false, false, {}, "us",
+         "veth BQL v7 tx-usecs default 100 us (landscape.md [VE8])"},
+        {"fixed-limit", "8", 0, 1e6, true, false, {}, "packets",
+         "veth limit_min=8 proposal, one cache line of pointers (landscape.md [VE5][VE9])"},
+        {"adversarial", "1", 0, 1, true, false, {}, "bool",
+         "modelling choice: add the adversarial case (control half, then cheap bursts)"},
+        {"adv-nrules", "1000", 0, 1000000, true, false, {}, "rules",
+         "adversarial sweep point tx-usecs 100 / nrules 1000 (landscape.md 2.2 [VE11])"},
+        {"cheap-ns", "200", 0, 1e9, false, false, {}, "ns",
+         "XDP_DROP ~200 ns per packet (landscape.md 2.2 [VE10])"},
+        {"burst-pkts", "128", 1, 1e7, true, false, {}, "packets",
+         "modelling choice: a burst of 128 cheap packets (2x the NAPI budget)"},
+        {"burst-period-us", "10000", 1, 1e8, false, false, {}, "us",
+         "modelling choice: one cheap burst every 10 ms"},
+    };
+    p.insert(p.end(), own.begin(), own.end());
+    return p;
+}
+
+inline std::vector<policy_spec> policies() {
+    return {
+        {"none", "no limit: only the full ring stops the producer (--bql-disable)"},
+        {"dql-item", "qlimits::dql, completion reported per packet (veth BQL v5)"},
+        {"dql-poll", "qlimits::dql, completion reported once per NAPI poll"},
+        {"dql-time", "qlimits::dql, completions coalesced for tx-usecs or > limit (veth v7)"},
+        {"fixed", "a constant limit of --fixed-limit packets"},
+    };
+}
+
+/// One run's model state. Not copyable: the engine and policy live for the run.
+class model {
+public:
+    model(const param_values& p, const std::string& policy) : p_(p), policy_name_(policy) {
+        auto get = [&](const char* n) { return p.at(n); };
+        ring_cap_ = static_cast<std::size_t>(get("ring"));
+        budget_ = static_cast<std::uint32_t>(get("budget"));
+        producer_ns_ = get("producer-ns");
+        cost_ns_ = get("base-cost-ns") + get("nrules") * get("rule-ns");
+        jitter_ = get("jitter");
+        consumer_wake_ns_ = static_cast<ns_t>(get("consumer-wake-ns"));
+        producer_wake_ns_ = static_cast<ns_t>(get("producer-wake-ns"));
+        poll_ns_ = static_cast<ns_t>(get("poll-ns"));
+        pkt_bytes_ = static_cast<std::uint32_t>(get("pkt-bytes"));
+        probe_interval_ns_ = get("probe-interval-us") * static_cast<double>(ns_per_us);
+        end_ = static_cast<ns_t>(get("duration-ms")) * ns_per_ms;
+        w_ = window{std::min<ns_t>(static_cast<ns_t>(get("warmup-ms")) * ns_per_ms, end_), end_};
+        sample_ns_ = static_cast<ns_t>(get("sample-us")) * ns_per_us;
+        adversarial_ = p.contains("adversarial-case") && p.at("adversarial-case") != 0;
+        mid_ = w_.begin + (w_.end - w_.begin) / 2;
+        cheap_ns_ = get("cheap-ns");
+        burst_pkts_ = static_cast<std::uint64_t>(get("burst-pkts"));
+        burst_period_ns_ = static_cast<ns_t>(get("burst-period-us") * static_cast<double>(ns_per_us));
+
+        dql_params dp;
+        dp.min_limit = static_cast<std::uint32_t>(get("limit-min"));
+        dp.hold_ms = static_cast<std::int64_t>(get("hold-ms"));
+        const auto window_ns = static_cast<ns_t>(get("tx-usecs") * static_cast<double>(ns_per_us));
+        if (policy == "none") {
+            policy_ = std::make_unique<unlimited_policy>();
+        } else if (policy == "fixed") {
+            policy_ = std::make_unique<fixed_policy>(static_cast<std::uint32_t>(get("fixed-limit")));
+        } else {
+            policy_ = make_dql(dp);
+            if (policy == "dql-poll") coalescer_ = completion_coalescer{completion_mode::per_poll};
+            if (policy == "dql-time")
+                coalescer_ = completion_coalescer{completion_mode::timed, window_ns};
+        }
+        // The levels measure over windows known only now.
+        occupancy_ = level{w_};
+        policy_level_ = level{w_};
+        limit_ = level{w_};
+        limit_control_ = level{window{w_.begin, mid_}};
+        limit_adv_ = level{window{mid_, w_.end}};
+        if (auto l = policy_->limit()) {
+            limit_.set(0, *l);
+            limit_control_.set(0, *l);
+            limit_adv_.set(0, *l);
+        }
+    }
+
+    run_result run() {
+        eng_.at(0, k_start_producer);
+        eng_.at(0, k_sample);
+        eng_.at(static_cast<ns_t>(probe_interval_ns_ / 2), k_probe);
+        event e;
+        while (eng_.next(e, end_)) dispatch(e);
+        return finish();
+    }
+
+private:
+    enum kind : std::uint32_t {
+        k_start_producer, k_produced, k_producer_wake, k_consumer_wake, k_consume, k_probe, k_sample
+    };
+    enum class stop_reason : std::uint8_t { none, policy, ring_full };
+
+    void dispatch(const event& e) {
+        switch (e.kind) {
+        case k_start_producer: start_producing(); break;
+        case k_produced: produced(); break;
+        case k_producer_wake: producer_woken(); break;
+        case k_consumer_wake: start_poll(); break;
+        case k_consume: consume(); break;
+        case k_probe: probe(); break;
+        case k_sample: take_sample(); break;
+        default: break;
+        }
+    }
+
+    [[nodiscard]] ns_t now() const noexcept { return eng_.now(); }
+    [[nodiscard]] bool ring_full() const noexcept { return ring_.size() >= ring_cap_; }
+
+    // ---- producer ------------------------------------------------------------------------
+
+    void start_producing() {
+        // The flood always has a packet waiting in the qdisc; a probe (a new flow) goes first.
+        if (!flood_queued_) {
+            qdisc_.enqueue(packet{.born = now(), .bytes = pkt_bytes_, .flow = 0});
+            flood_queued_ = true;
+            ++generated_;
+        }
+        packet pkt = *qdisc_.dequeue();
+        if (pkt.flow == 0) flood_queued_ = false;
+        pkt.cost_ns = static_cast<std::uint32_t>(jittered(rng_, packet_cost(pkt), jitter_));
+        in_hand_ = pkt;
+        holding_ = true;
+        eng_.after(jittered(rng_, producer_ns_, jitter_), k_produced);
+    }
+
+    double packet_cost(const packet& pkt) {
+        if (!adversarial_ || now() < mid_ || pkt.probe) return cost_ns_;
+        // Adversarial half: the first burst_pkts packets of every period are cheap.
+        const std::uint64_t period = (now() - mid_) / burst_period_ns_;
+        if (period != burst_period_) {
+            burst_period_ = period;
+            cheap_left_ = burst_pkts_;
+        }
+        if (cheap_left_ == 0) return cost_ns_;
+        --cheap_left_;
+        return cheap_ns_;
+    }
+
+    void produced() {
+        packet pkt = in_hand_;
+        holding_ = false;
+        pkt.posted = now();
+        ring_.push_back(pkt);
+        ++posted_;
+        policy_->queued(1, now());
+        occupancy_.set(now(), ring_.size());
+        policy_level_.set(now(), policy_->inflight());
+        if (consumer_ == consumer_state::sleeping) {
+            consumer_ = consumer_state::waking;
+            if (w_.contains(now())) ++wakeups_;
+            eng_.after(consumer_wake_ns_, k_consumer_wake);
+        }
+        if (policy_->over_limit() || ring_full()) {
+            stopped_ = policy_->over_limit() ? stop_reason::policy : stop_reason::ring_full;
+            if (w_.contains(now())) ++stops_;
+            return;
+        }
+        start_producing();
+    }
+
+    /// The completion path wakes a queue the policy stopped; the end of a poll also wakes a
+    /// queue stopped on a full ring (veth restarts its queue after consuming).
+    void maybe_wake_producer(bool poll_end) {
+        if (stopped_ == stop_reason::none || wake_pending_) return;
+        if (stopped_ == stop_reason::ring_full && !poll_end) return;
+        if (policy_->over_limit() || ring_full()) return;
+        wake_pending_ = true;
+        eng_.after(producer_wake_ns_, k_producer_wake);
+    }
+
+    void producer_woken() {
+        wake_pending_ = false;
+        if (policy_->over_limit() || ring_full()) return; // still stopped; a later wake retries
+        stopped_ = stop_reason::none;
+        start_producing();
+    }
+
+    // ---- consumer ------------------------------------------------------------------------
+
+    void start_poll() {
+        consumer_ = consumer_state::polling;
+        polled_ = 0;
+        busy(poll_ns_);
+        eng_.after(poll_ns_, k_consume);
+    }
+
+    void consume() {
+        if (ring_.empty() || polled_ == budget_) {
+            end_poll();
+            return;
+        }
+        const packet pkt = ring_.front();
+        ring_.pop_front();
+        ++taken_;
+        ++polled_;
+        occupancy_.set(now(), ring_.size());
+        if (w_.contains(now())) {
+            ++departures_;
+            sojourn_.add(now() - pkt.posted);
+            if (pkt.probe) {
+                probe_.add(now() - pkt.born);
+                if (adversarial_) (now() < mid_ ? probe_control_ : probe_adv_).add(now() - pkt.born);
+            }
+        }
+        report(coalescer_.on_item(now(), policy_->limit()));
+        maybe_wake_producer(false);
+        busy(pkt.cost_ns);
+        eng_.after(pkt.cost_ns, k_consume);
+    }
+
+    void end_poll() {
+        report(coalescer_.on_poll_end(now()));
+        maybe_wake_producer(true);
+        if (polled_ == budget_ && !ring_.empty()) {
+            start_poll(); // budget used up: NAPI polls again without sleeping
+            return;
+        }
+        consumer_ = consumer_state::sleeping;
+    }
+
+    void report(std::uint32_t n) {
+        if (n == 0) return;
+        policy_->completed(n, now());
+        completed_units_ += n;
+        policy_level_.set(now(), policy_->inflight());
+        if (auto l = policy_->limit()) {
+            limit_.set(now(), *l);
+            if (adversarial_) {
+                limit_control_.set(now(), *l);
+                limit_adv_.set(now(), *l);
+            }
+        }
+    }
+
+    void busy(ns_t d) {
+        busy_ns_ += w_.overlap(now(), now() + d);
+    }
+
+    // ---- probe and sampling ----------------------------------------------------------------
+
+    void probe() {
+        qdisc_.enqueue(packet{.born = now(), .bytes = pkt_bytes_, .flow = 1, .probe = true});
+        ++generated_;
+        eng_.after(jittered(rng_, probe_interval_ns_, jitter_), k_probe);
+    }
+
+    void take_sample() {
+        sample s;
+        s.t_ms = static_cast<double>(now()) / static_cast<double>(ns_per_ms);
+        if (auto l = policy_->limit()) s.limit = *l;
+        s.inflight = static_cast<double>(ring_.size());
+        s.policy_inflight = static_cast<double>(policy_->inflight());
+        series_.push_back(s);
+        eng_.after(sample_ns_, k_sample);
+    }
+
+    // ---- results -------------------------------------------------------------------------
+
+    run_result finish() {
+        occupancy_.finish(end_);
+        policy_level_.finish(end_);
+        limit_.finish(end_);
+        limit_control_.finish(end_);
+        limit_adv_.finish(end_);
+        run_result r = blank_result();
+        r.policy = policy_name_;
+        r.series = std::move(series_);
+        r.events = eng_.processed();
+        const double secs = w_.seconds();
+        const double pps = secs > 0 ? static_cast<double>(departures_) / secs : 0;
+        const auto us = [](double ns) { return ns / 1000.0; };
+        r.set("throughput_pps", pps);
+        r.set("throughput_bps", pps * pkt_bytes_ * 8.0);
+        r.set("inflight_mean", occupancy_.mean());
+        r.set("inflight_p99", occupancy_.quantile(0.99));
+        if (auto l = policy_->limit()) {
+            r.set("limit_mean", limit_.mean());
+            r.set("limit_final", *l);
+        }
+        r.set("sojourn_mean_us", us(sojourn_.mean()));
+        r.set("sojourn_p50_us", us(sojourn_.quantile(0.50)));
+        r.set("sojourn_p99_us", us(sojourn_.quantile(0.99)));
+        if (probe_.count() > 0) r.set("probe_p99_us", us(probe_.quantile(0.99)));
+        r.set("producer_stops_per_s", static_cast<double>(stops_) / secs);
+        r.set("consumer_wakeups_per_s", static_cast<double>(wakeups_) / secs);
+        r.set("cpu_util", static_cast<double>(busy_ns_) / static_cast<double>(w_.end - w_.begin));
+        r.set("policy_inflight_mean", policy_level_.mean());
+        if (adversarial_ && policy_->limit()) {
+            r.set("limit_control_mean", limit_control_.mean());
+            r.set("limit_adversarial_mean", limit_adv_.mean());
+            r.set("limit_inflation", limit_control_.mean() > 0
+                                         ? limit_adv_.mean() / limit_control_.mean()
+                                         : std::optional<double>{});
+        }
+        if (adversarial_ && probe_control_.count() > 0 && probe_adv_.count() > 0) {
+            r.set("probe_p99_control_us", us(probe_control_.quantile(0.99)));
+            r.set("probe_p99_adversarial_us", us(probe_adv_.quantile(0.99)));
+            r.set("probe_p99_inflation", probe_adv_.quantile(0.99) / probe_control_.quantile(0.99));
+        }
+        // Honesty: nothing created or lost, the policy's books match the ring's, Little's law.
+        check_conservation(r, "packets", generated_, taken_,
+                           ring_.size() + qdisc_.size() + (holding_ ? 1U : 0U));
+        check_conservation(r, "policy units", posted_, completed_units_,
+                           coalescer_.pending() + ring_.size());
+        if (policy_->inflight() != static_cast<std::uint32_t>(posted_ - completed_units_))
+            r.failures.emplace_back("policy inflight disagrees with posted - completed");
+        check_little(r, occupancy_.mean(), pps, sojourn_.mean() / static_cast<double>(ns_per_s));
+        return r;
+    }
+
+    enum class consumer_state : std::uint8_t { sleeping, waking, polling };
+
+    param_values p_;
+    std::string policy_name_;
+    engine eng_;
+    rng rng_{static_cast<std::uint64_t>(p_.at("seed"))};
+    std::unique_ptr<sim_policy> policy_;
+    completion_coalescer coalescer_{completion_mode::per_item};
+    qdisc qdisc_{qdisc_kind::fq};
+    std::deque<packet> ring_;
+
+    std::size_t ring_cap_ = 256;
+    std::uint32_t budget_ = 64, pkt_bytes_ = 60;
+    double producer_ns_ = 0, cost_ns_ = 0, jitter_ = 0, probe_interval_ns_ = 0;
+    double cheap_ns_ = 0;
+    ns_t consumer_wake_ns_ = 0, producer_wake_ns_ = 0, poll_ns_ = 0, end_ = 0, sample_ns_ = 0;
+    ns_t mid_ = 0, burst_period_ns_ = 1;
+    window w_;
+    bool adversarial_ = false;
+    std::uint64_t burst_pkts_ = 0, burst_period_ = ~std::uint64_t{0}, cheap_left_ = 0;
+
+    packet in_hand_{};
+    bool holding_ = false, flood_queued_ = false, wake_pending_ = false;
+    stop_reason stopped_ = stop_reason::none;
+    consumer_state consumer_ = consumer_state::sleeping;
+    std::uint32_t polled_ = 0;
+
+    std::uint64_t generated_ = 0, posted_ = 0, taken_ = 0, completed_units_ = 0;
+    std::uint64_t departures_ = 0, stops_ = 0, wakeups_ = 0;
+    ns_t busy_ns_ = 0;
+    level occupancy_{w_}, policy_level_{w_}, limit_{w_};
+    level limit_control_{window{w_.begin, mid_}}, limit_adv_{window{mid_, w_.end}};
+    histogram sojourn_, probe_, probe_control_, probe_adv_;
+    std::vector<sample> series_;
+};
+
+inline std::string case_label(const param_values& p) {
+    const auto n = static_cast<long long>(p.at("nrules"));
+    if (p.contains("adversarial-case") && p.at("adversarial-case") != 0)
+        return "adversarial nrules=" + std::to_string(n);
+    return "nrules=" + std::to_string(n);
+}
+
+inline std::vector<param_values> cases(const std::vector<param_spec>& specs, const param_lists& l) {
+    std::vector<param_values> out = cases_of(specs, l);
+    if (!out.empty() && out.front().at("adversarial") != 0) {
+        param_values adv = out.front();
+        adv["nrules"] = adv.at("adv-nrules");
+        adv["adversarial-case"] = 1;
+        out.push_back(adv);
+    }
+    return out;
+}
+
+} // namespace lab::sim::veth
