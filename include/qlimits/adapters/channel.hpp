@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: MIT
+// qlimits/adapters/channel.hpp: a limit policy around a software ring between two threads, where
+// taking an item out of the ring is its completion (veth's ptr_ring, a tun queue, a thread queue).
+//
+// Model: one producer thread sends items into the user's ring; one consumer thread receives them.
+// Each item counts for units_of<Ring>(item) units (1 by default: packet-counted). Before an item
+// enters the ring the channel asks the policy: with available() < 0 the producer is stopped, as
+// BQL stops a netdev queue; a completion that brings available() back to >= 0 wakes it. The
+// consumer reports what it took as a completion, per item or once per batch (its choice), and
+// sleeps when the ring is empty; the producer wakes it. Waiting uses std::atomic wait/notify
+// (a futex on Linux), so a blocked side costs no CPU.
+//
+// API (all noexcept; nothing allocates; the ring is the user's and must outlive the channel):
+//   channel<Ring, Policy[, Clock]> ch{ring, policy_config};
+//   producer:  ch.try_send(item[, more])  -> send_status::{ok, ring_full, over_limit, too_large,
+//                                             closed}; item untouched unless ok
+//              ch.send(item[, deadline])   -> waits while full or over the limit; ok, too_large,
+//                                             closed, timeout (deadline given)
+//              ch.flush()                  -> wake the consumer for items sent with more = true
+//   consumer:  ch.try_receive(out) / ch.receive(out[, deadline])            -> bool
+//              ch.try_receive_batch(span, completion::per_item|per_batch)   -> count
+//              ch.receive_batch(span, mode[, deadline])                     -> count (>= 1 unless
+//                                                                          closed or timed out)
+//   any thread: ch.close(), ch.closed(), ch.stats(), ch.stopped(), ch.limit(), ch.inflight()
+//
+// The handshakes. Each sleep/wake decision is a store-buffering (Dekker) pattern, closed with a
+// seq_cst fence on both sides, as in tx_gate:
+//   producer stops (limit):   store state=stopped  -> F1 -> re-read available()
+//   consumer completes:       on_completed / pop   -> F3 -> read producer state, wake if room
+//   producer waits (full):    store state=waiting  -> F1 -> retry the push
+//   consumer sleeps (empty):  store asleep         -> F4 -> retry the pop
+//   producer after a push:    push                 -> F2 -> read asleep, wake the consumer
+//   close():                  store closed         -> F5 -> read both states, wake both
+// Costs: F2 runs once per send (or once per batch with more = true); F3 once per receive (or
+// once per batch); F1 and F4 only on the way to sleep.
+//
+// Accounting order. The producer pushes first and counts (on_queued) second, so a ring that
+// refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
+// not counted yet; it then waits the few instructions until the producer has counted them, so
+// a completion never exceeds what is in flight.
+//
+// Time: the policy's on_completed(n, now) gets Clock::now(), read once per completion (so once
+// per batch with completion::per_batch); not read at all for policies with `uses_time = false`.
+// Deadlines are std::chrono::steady_clock time points. C++20 has no timed atomic wait, so a
+// wait with a deadline polls (yield, then sleeps of at most 50 us) instead of blocking.
+//
+// Threading: exactly one producer thread (try_send, send, flush) and one consumer thread
+// (try_receive*, receive*) at a time; close() and the observers from any thread.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "qlimits/adapters/ring_traits.hpp"
+#include "qlimits/clock.hpp"
+#include "qlimits/concepts.hpp"
+#include "qlimits/config.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+
+/// Why try_send()/send() did or did not take an item.
+enum class send_status : std::uint8_t {
+    ok,         ///< in the ring and counted
+    ring_full,  ///< the ring refused it (the policy would have admitted it); nothing counted
+    over_limit, ///< the policy is over its limit; the producer is stopped until a completion
+    too_large,  ///< the item counts for more than Policy::max_object units; never admissible
+    closed,     ///< close() was called
+    timeout,    ///< send(item, deadline): the deadline passed first
+};
+
+/// How the consumer reports what it took.
+enum class completion : std::uint8_t {
+    per_item,  ///< one on_completed() per item (the policy sees every item)
+    per_batch, ///< one on_completed() per receive_batch() call (one clock read, one fence)
+};
+
+/// What a channel has done, plus the policy's own snapshot.
+template <class PolicyStats>
+struct channel_stats {
+    std::uint64_t stops;            ///< producer stopped by the limit (transitions into stopped)
+    std::uint64_t restarts;         ///< stops undone at once by the producer's re-check
+    std::uint64_t ring_full;        ///< sends refused because the ring was full
+    std::uint64_t producer_waits;   ///< times send() blocked
+    std::uint64_t producer_wakeups; ///< times the consumer woke a stopped or waiting producer
+    std::uint64_t consumer_sleeps;  ///< times receive() blocked on an empty ring
+    std::uint64_t consumer_wakeups; ///< times the producer woke a sleeping consumer
+    std::uint32_t limit;            ///< the policy's current limit
+    std::uint32_t inflight;         ///< counted and not yet completed
+    bool stopped;                   ///< the producer is stopped by the limit right now
+    bool consumer_asleep;           ///< the consumer is (about to be) asleep right now
+    PolicyStats policy;             ///< the policy's stats()
+};
+
+namespace detail {
+template <class P>
+struct policy_clock {
+    using type = steady_clock_source;
+};
+template <class P>
+    requires requires { typename P::clock_type; }
+struct policy_clock<P> {
+    using type = typename P::clock_type;
+};
+
+template <class P>
+inline constexpr bool policy_uses_time = true;
+template <class P>
+    requires requires {
+        { P::uses_time } -> std::convertible_to<bool>;
+    }
+inline constexpr bool policy_uses_time<P> = P::uses_time;
+
+// Waiting with a deadline: a few yields, then short sleeps, never past the deadline.
+class deadline_backoff {
+public:
+    void pause(std::chrono::steady_clock::time_point deadline) noexcept {
+        if (spins_ < 64) {
+            ++spins_;
+            std::this_thread::yield();
+            return;
+        }
+        const auto left = deadline - std::chrono::steady_clock::now();
+        const auto cap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::microseconds{50});
+        if (left > left.zero()) std::this_thread::sleep_for(std::min(left, cap));
+    }
+
+private:
+    unsigned spins_ = 0;
+};
+} // namespace detail
+
+/// The clock a channel uses by default: the policy's clock_type (steady_clock_source if none).
+template <class Policy>
+using policy_clock_t = typename detail::policy_clock<Policy>::type;
+
+/// A limit policy around a single-producer single-consumer software ring (see the file comment).
+template <channel_ring Ring, limit_policy Policy, clock_source Clock = policy_clock_t<Policy>>
+class channel {
+    using traits = ring_traits<Ring>;
+    static_assert(std::same_as<typename Clock::time_point, typename Policy::time_point>,
+                  "channel: Clock must tell time in the policy's time_point type");
+
+public:
+    using ring_type = Ring;
+    using policy_type = Policy;
+    using clock_type = Clock;
+    using value_type = ring_value_t<Ring>;
+    using config_type = typename Policy::config_type;
+    using time_point = typename Policy::time_point;
+    using deadline_type = std::chrono::steady_clock::time_point;
+    using stats_type = channel_stats<typename Policy::stats_type>;
+
+    /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at Clock::now().
+    explicit channel(Ring& ring, const config_type& cfg = config_type{}) noexcept
+        : f_{&ring}, policy_(cfg, Clock::now()) {}
+    channel(const channel&) = delete;
+    channel& operator=(const channel&) = delete;
+
+    // ---- producer --------------------------------------------------------------------------
+
+    /// Try to send one item without waiting. On anything but ok the item is left untouched.
+    /// With more == true the consumer is not woken yet (one fence saved per item): the caller
+    /// promises a later send with more == false, or flush(). A refusal flushes by itself.
+    [[nodiscard]] send_status try_send(value_type&& item, bool more = false) noexcept {
+        const std::uint32_t units = units_of<Ring>(item);
+        if (units > Policy::max_object) [[unlikely]]
+            return send_status::too_large;
+        if (f_.closed.load(std::memory_order_relaxed) != 0) [[unlikely]]
+            return send_status::closed;
+        if (!admit()) [[unlikely]] {
+            flush();
+            return send_status::over_limit;
+        }
+        if (!traits::try_push(*f_.ring, std::move(item))) [[unlikely]] {
+            bump(p_.full);
+            flush();
+            return send_status::ring_full;
+        }
+        (void)policy_.on_queued(units); // cannot refuse: units <= max_object
+        // Release: pairs with the acquire in complete(); a consumer that sees this count also
+        // sees the policy's counters updated by on_queued().
+        p_.queued.store(p_.queued.load(std::memory_order_relaxed) + units,
+                        std::memory_order_release);
+        if (more) {
+            p_.doorbell_pending = true;
+            return send_status::ok;
+        }
+        doorbell();
+        return send_status::ok;
+    }
+    /// As try_send(value_type&&), sending a copy.
+    [[nodiscard]] send_status try_send(const value_type& item, bool more = false) noexcept
+        requires std::is_nothrow_copy_constructible_v<value_type>
+    {
+        value_type copy(item);
+        return try_send(std::move(copy), more);
+    }
+
+    /// Send one item, waiting while the ring is full or the policy is over its limit.
+    /// Returns ok, too_large or closed; on anything but ok the item is left untouched.
+    send_status send(value_type&& item) noexcept {
+        for (;;) {
+            send_status r = try_send(std::move(item));
+            if (r == send_status::ring_full) {
+                // Announce the wait, then retry once: the consumer may have freed a slot after
+                // our push failed and before it could see us waiting.
+                f_.producer_state.store(waiting_for_room, std::memory_order_relaxed);
+                // F1. Pairs with F3 in after_consume(): either the consumer sees us waiting and
+                // wakes us after its pop, or this retry sees the slot that pop freed.
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                r = try_send(std::move(item));
+                if (r == send_status::ring_full) {
+                    bump(p_.waits);
+                    // Acquire: pairs with the acq_rel exchange that woke us.
+                    f_.producer_state.wait(waiting_for_room, std::memory_order_acquire);
+                    continue;
+                }
+                if (r != send_status::over_limit) clear_state(waiting_for_room);
+            }
+            if (r == send_status::over_limit) {
+                // admit() stored `stopped` and ran F1 before its re-check; close() after that is
+                // seen here (pairs with F5), before that it sees our state and wakes us.
+                if (f_.closed.load(std::memory_order_relaxed) != 0) return send_status::closed;
+                bump(p_.waits);
+                // Acquire: pairs with the acq_rel exchange in after_consume() or close().
+                f_.producer_state.wait(stopped_by_limit, std::memory_order_acquire);
+                continue;
+            }
+            return r;
+        }
+    }
+    send_status send(const value_type& item) noexcept
+        requires std::is_nothrow_copy_constructible_v<value_type>
+    {
+        value_type copy(item);
+        return send(std::move(copy));
+    }
+    send_status send(const value_type& item, deadline_type deadline) noexcept
+        requires std::is_nothrow_copy_constructible_v<value_type>
+    {
+        value_type copy(item);
+        return send(std::move(copy), deadline);
+    }
+    /// As send(item), giving up at `deadline` (timeout). Polls while it waits.
+    send_status send(value_type&& item, deadline_type deadline) noexcept {
+        detail::deadline_backoff backoff;
+        for (;;) {
+            const send_status r = try_send(std::move(item));
+            if (r != send_status::ring_full && r != send_status::over_limit) return r;
+            if (std::chrono::steady_clock::now() >= deadline) return send_status::timeout;
+            backoff.pause(deadline);
+        }
+    }
+
+    /// Wake the consumer for items sent with more == true (no-op if none are pending).
+    void flush() noexcept {
+        if (p_.doorbell_pending) doorbell();
+    }
+
+    // ---- consumer --------------------------------------------------------------------------
+
+    /// Take one item if there is one, completing it at once (per item).
+    [[nodiscard]] bool try_receive(value_type& out) noexcept {
+        if (!traits::try_pop(*f_.ring, out)) return false;
+        complete(units_of<Ring>(out));
+        after_consume();
+        return true;
+    }
+    /// Take one item, sleeping while the ring is empty. False only when closed and empty.
+    bool receive(value_type& out) noexcept {
+        return consumer_wait([&]() noexcept { return try_receive(out); });
+    }
+    /// As receive(out), giving up at `deadline` (false). Polls while it waits.
+    bool receive(value_type& out, deadline_type deadline) noexcept {
+        return consumer_poll([&]() noexcept { return try_receive(out); }, deadline);
+    }
+
+    /// Take up to out.size() items without waiting; complete them per item or once for the
+    /// batch. Returns how many were taken.
+    [[nodiscard]] std::size_t try_receive_batch(std::span<value_type> out,
+                                                completion mode = completion::per_batch) noexcept {
+        std::size_t n = 0;
+        std::uint32_t batch_units = 0;
+        for (; n < out.size(); ++n) {
+            if (!traits::try_pop(*f_.ring, out[n])) break;
+            const std::uint32_t units = units_of<Ring>(out[n]);
+            if (mode == completion::per_item) {
+                complete(units);
+                continue;
+            }
+            // A batch is one completion unless its units would leave the range a policy's
+            // 32-bit counters can compare (2^31); then it is reported in parts.
+            if (batch_units + std::uint64_t{units} >= 0x8000'0000U) {
+                complete(batch_units);
+                batch_units = 0;
+            }
+            batch_units += units;
+        }
+        if (n == 0) return 0;
+        complete(batch_units);
+        after_consume();
+        return n;
+    }
+    /// As try_receive_batch(), sleeping while the ring is empty. Returns at least 1, or 0 when
+    /// closed and empty.
+    std::size_t receive_batch(std::span<value_type> out,
+                              completion mode = completion::per_batch) noexcept {
+        std::size_t n = 0;
+        consumer_wait([&]() noexcept { return (n = try_receive_batch(out, mode)) != 0; });
+        return n;
+    }
+    /// As receive_batch(out, mode), giving up at `deadline` (0). Polls while it waits.
+    std::size_t receive_batch(std::span<value_type> out, completion mode,
+                              deadline_type deadline) noexcept {
+        std::size_t n = 0;
+        consumer_poll([&]() noexcept { return (n = try_receive_batch(out, mode)) != 0; },
+                      deadline);
+        return n;
+    }
+
+    // ---- either side / any thread ----------------------------------------------------------
+
+    /// Refuse further sends (send_status::closed) and wake both sides. receive() still returns
+    /// the items already in the ring, then false. An item whose try_send was already past its
+    /// closed check may still land after receive() returned false; try_receive() finds it.
+    void close() noexcept {
+        f_.closed.store(1, std::memory_order_relaxed);
+        // F5. Pairs with F1 and F4: a side that re-checks after its fence sees `closed`, or we
+        // see its waiting state here and wake it.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        // acq_rel: pairs with the acquire waits (what happened before close is visible there).
+        if (f_.consumer_asleep.exchange(0, std::memory_order_acq_rel) != 0)
+            f_.consumer_asleep.notify_all();
+        if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running)
+            f_.producer_state.notify_all();
+    }
+    [[nodiscard]] bool closed() const noexcept {
+        return f_.closed.load(std::memory_order_relaxed) != 0;
+    }
+
+    /// The producer is stopped by the limit (a completion with room will wake it).
+    [[nodiscard]] bool stopped() const noexcept {
+        return f_.producer_state.load(std::memory_order_relaxed) == stopped_by_limit;
+    }
+    [[nodiscard]] std::uint32_t limit() const noexcept { return policy_.limit(); }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return policy_.inflight(); }
+    [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    /// Counters are read one by one (relaxed): each is exact, the set is not one snapshot.
+    [[nodiscard]] stats_type stats() const noexcept {
+        return {p_.stops.load(std::memory_order_relaxed),
+                p_.restarts.load(std::memory_order_relaxed),
+                p_.full.load(std::memory_order_relaxed),
+                p_.waits.load(std::memory_order_relaxed),
+                c_.producer_wakeups.load(std::memory_order_relaxed),
+                c_.sleeps.load(std::memory_order_relaxed),
+                p_.consumer_wakeups.load(std::memory_order_relaxed),
+                policy_.limit(),
+                policy_.inflight(),
+                stopped(),
+                f_.consumer_asleep.load(std::memory_order_relaxed) != 0,
+                policy_.stats()};
+    }
+
+private:
+    // Producer states (f_.producer_state): what would let a waiting producer go on.
+    static constexpr std::uint32_t running = 0;
+    static constexpr std::uint32_t stopped_by_limit = 1; // a completion leaving available() >= 0
+    static constexpr std::uint32_t waiting_for_room = 2; // any pop
+
+    static void bump(std::atomic<std::uint64_t>& c) noexcept {
+        c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+
+    // The producer's admission test, with the BQL stop and re-check.
+    bool admit() noexcept {
+        if (policy_.available() >= 0) [[likely]]
+            return true;
+        if (f_.producer_state.load(std::memory_order_relaxed) != stopped_by_limit) {
+            f_.producer_state.store(stopped_by_limit, std::memory_order_relaxed);
+            bump(p_.stops);
+        }
+        // F1. Pairs with F3 in after_consume(): either the consumer sees the stop and wakes us
+        // once it has made room, or we see that room now.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (policy_.available() < 0) return false;
+        // Room appeared between the first look and the stop; whoever cleared it, go on.
+        clear_state(stopped_by_limit);
+        bump(p_.restarts);
+        return true;
+    }
+    // Only the producer sets a non-running state, so a compare-exchange is not needed: if the
+    // consumer cleared it meanwhile, storing `running` again changes nothing.
+    void clear_state(std::uint32_t expected) noexcept {
+        if (f_.producer_state.load(std::memory_order_relaxed) == expected)
+            f_.producer_state.store(running, std::memory_order_relaxed);
+    }
+
+    // Wake the consumer if it is asleep (or about to be) on an empty ring.
+    void doorbell() noexcept {
+        p_.doorbell_pending = false;
+        // F2. Pairs with F4 in consumer_wait(): either the consumer's re-check after its fence
+        // finds what we pushed, or we see its flag here.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (f_.consumer_asleep.load(std::memory_order_relaxed) == 0) [[likely]]
+            return;
+        // acq_rel: release pairs with the acquire wait in consumer_wait(), so the woken
+        // consumer's next pop sees our push.
+        if (f_.consumer_asleep.exchange(0, std::memory_order_acq_rel) != 0) {
+            bump(p_.consumer_wakeups);
+            f_.consumer_asleep.notify_one();
+        }
+    }
+
+    // Report `units` taken by the consumer.
+    void complete(std::uint32_t units) noexcept {
+        if (units == 0) return; // nothing to report, as netdev_tx_completed_queue
+        if (c_.queued_seen - c_.completed < units) [[unlikely]] {
+            // The producer pushed these units but has not counted them yet (see the file
+            // comment); it is a few instructions from doing so and never blocks in between.
+            for (;;) {
+                // Acquire: pairs with the release in try_send(); the policy's counters from
+                // on_queued() are then visible to on_completed().
+                c_.queued_seen = p_.queued.load(std::memory_order_acquire);
+                if (c_.queued_seen - c_.completed >= units) break;
+                std::this_thread::yield();
+            }
+        }
+        time_point now{};
+        if constexpr (detail::policy_uses_time<Policy>) now = Clock::now();
+        if (policy_.on_completed(units, now)) [[likely]]
+            c_.completed += units;
+    }
+
+    // After the consumer took something: wake the producer if that is what it waits for.
+    void after_consume() noexcept {
+        // F3. Pairs with F1 (admit() and send()): either the producer's re-check sees our
+        // completion or pop, or we see its state here.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        const std::uint32_t s = f_.producer_state.load(std::memory_order_relaxed);
+        if (s == running) [[likely]]
+            return;
+        // Stopped by the limit and still over it: stay stopped, as BQL does (a wake-up now
+        // would only find the producer over the limit again).
+        if (s == stopped_by_limit && policy_.available() < 0) return;
+        // acq_rel: release pairs with the acquire wait in send(), so the woken producer sees
+        // our completion and pop.
+        if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running) {
+            bump(c_.producer_wakeups);
+            f_.producer_state.notify_one();
+        }
+    }
+
+    // Poll until `take` succeeds, sleeping on an empty ring. False only when closed and empty.
+    template <class Take>
+    bool consumer_wait(Take&& take) noexcept {
+        for (;;) {
+            if (take()) return true;
+            f_.consumer_asleep.store(1, std::memory_order_relaxed);
+            // F4. Pairs with F2 in doorbell() and F5 in close(): either our re-check below sees
+            // the push (or `closed`), or the producer (or close) sees our flag and wakes us.
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            if (take()) {
+                f_.consumer_asleep.store(0, std::memory_order_relaxed);
+                return true;
+            }
+            if (f_.closed.load(std::memory_order_relaxed) != 0) {
+                f_.consumer_asleep.store(0, std::memory_order_relaxed);
+                return false;
+            }
+            bump(c_.sleeps);
+            // Acquire: pairs with the acq_rel exchange in doorbell() or close().
+            f_.consumer_asleep.wait(1, std::memory_order_acquire);
+        }
+    }
+    template <class Take>
+    bool consumer_poll(Take&& take, deadline_type deadline) noexcept {
+        detail::deadline_backoff backoff;
+        for (;;) {
+            if (take()) return true;
+            if (f_.closed.load(std::memory_order_relaxed) != 0) return take();
+            if (std::chrono::steady_clock::now() >= deadline) return false;
+            backoff.pause(deadline);
+        }
+    }
+
+    // Read by both sides on every item, written only on the way to sleep or wake, so the line
+    // stays shared in both caches.
+    struct alignas(cache_line_size) shared_line {
+        Ring* ring;
+        std::atomic<std::uint32_t> producer_state{running};
+        std::atomic<std::uint32_t> consumer_asleep{0};
+        std::atomic<std::uint32_t> closed{0};
+    };
+    // Written by the producer only.
+    struct alignas(cache_line_size) producer_line {
+        std::atomic<std::uint32_t> queued{0}; // units counted, mod 2^32
+        bool doorbell_pending = false;
+        std::atomic<std::uint64_t> stops{0};
+        std::atomic<std::uint64_t> restarts{0};
+        std::atomic<std::uint64_t> full{0};
+        std::atomic<std::uint64_t> waits{0};
+        std::atomic<std::uint64_t> consumer_wakeups{0};
+    };
+    // Written by the consumer only.
+    struct alignas(cache_line_size) consumer_line {
+        std::uint32_t completed = 0;   // units completed, mod 2^32
+        std::uint32_t queued_seen = 0; // last reading of producer_line::queued
+        std::atomic<std::uint64_t> producer_wakeups{0};
+        std::atomic<std::uint64_t> sleeps{0};
+    };
+
+    shared_line f_;
+    Policy policy_;
+    producer_line p_;
+    consumer_line c_;
+};
+
+} // namespace v0
+} // namespace qlimits

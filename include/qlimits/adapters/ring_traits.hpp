@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// qlimits/adapters/ring_traits.hpp: how the adapters talk to a user's ring.
+//
+// qlimits ships no ring. A ring joins in one of two ways (the allocator_traits pattern):
+//  - it has the member functions named below, and the constrained partial specialization of
+//    ring_traits picks them up; or
+//  - the user specializes qlimits::ring_traits<TheirRing> (for types they cannot edit: a DPDK
+//    ring, boost::lockfree::spsc_queue, a struct from a C library).
+// The primary template is empty on purpose: a ring that speaks neither way fails the concepts
+// below, and the compiler names the missing traits member.
+//
+// Two roles, two concepts:
+//  - adaptable_ring (for tx_gate): a NIC-style ring with a stop flag the gate may set and clear:
+//      bool stopped() const noexcept;   void stop() noexcept;   void wake() noexcept;
+//    wake() must be idempotent: the completion path and the producer's re-check may both call it
+//    for one stop (the kernel makes this a test-and-clear; qlimits does not require one).
+//  - channel_ring (for channel): a single-producer single-consumer transfer ring:
+//      using value_type = ...;
+//      bool try_push(value_type&& v) noexcept;   // moves from v only when it returns true
+//      bool try_pop(value_type& out) noexcept;   // false: empty
+//    optionally  static std::uint32_t units(const value_type&) noexcept.
+//
+// Units of an item (what the limit counts): ring_traits<Ring>::units(item) if the traits have
+// it, else item_units<value_type>::of(item), whose primary template says 1 (packet-counted rings
+// such as veth's ptr_ring). Specialize item_units for a packet type to count bytes.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace qlimits {
+inline namespace v0 {
+
+/// Units one item counts for. Primary template: 1 (the ring limits packets, not bytes).
+/// Specialize with `static std::uint32_t of(const T&) noexcept` to count bytes.
+template <class T>
+struct item_units {
+    [[nodiscard]] static constexpr std::uint32_t of(const T&) noexcept { return 1; }
+};
+
+/// The customization point. Empty unless a specialization below or a user's applies.
+template <class Ring>
+struct ring_traits {};
+
+namespace detail {
+template <class Ring>
+concept native_stoppable = requires(Ring& r, const Ring& cr) {
+    { cr.stopped() } noexcept -> std::same_as<bool>;
+    { r.stop() } noexcept;
+    { r.wake() } noexcept;
+};
+
+template <class Ring>
+concept native_transfer = requires(Ring& r, typename Ring::value_type& v) {
+    { r.try_push(std::move(v)) } noexcept -> std::same_as<bool>;
+    { r.try_pop(v) } noexcept -> std::same_as<bool>;
+};
+
+// Each role lives in its own base so a ring may have either set of members, or both.
+template <class Ring>
+struct native_stop_traits {};
+template <native_stoppable Ring>
+struct native_stop_traits<Ring> {
+    [[nodiscard]] static bool stopped(const Ring& r) noexcept { return r.stopped(); }
+    static void stop(Ring& r) noexcept { r.stop(); }
+    static void wake(Ring& r) noexcept { r.wake(); }
+};
+
+template <class Ring>
+struct native_transfer_traits {};
+template <native_transfer Ring>
+struct native_transfer_traits<Ring> {
+    using value_type = typename Ring::value_type;
+    [[nodiscard]] static bool try_push(Ring& r, value_type&& v) noexcept {
+        return r.try_push(std::move(v));
+    }
+    [[nodiscard]] static bool try_pop(Ring& r, value_type& out) noexcept { return r.try_pop(out); }
+    // Only when the ring itself says how big an item is; otherwise item_units decides.
+    [[nodiscard]] static constexpr std::uint32_t units(const value_type& v) noexcept
+        requires requires {
+            { Ring::units(v) } noexcept -> std::same_as<std::uint32_t>;
+        }
+    {
+        return Ring::units(v);
+    }
+};
+} // namespace detail
+
+/// Rings that already have the member functions need no specialization.
+template <class Ring>
+    requires(detail::native_stoppable<Ring> || detail::native_transfer<Ring>)
+struct ring_traits<Ring> : detail::native_stop_traits<Ring>, detail::native_transfer_traits<Ring> {
+};
+
+/// A ring tx_gate can stop and wake (NIC-style: the device completes what the producer posts).
+template <class Ring>
+concept adaptable_ring = requires(Ring& r, const Ring& cr) {
+    { ring_traits<Ring>::stopped(cr) } noexcept -> std::same_as<bool>;
+    { ring_traits<Ring>::stop(r) } noexcept -> std::same_as<void>;
+    { ring_traits<Ring>::wake(r) } noexcept -> std::same_as<void>;
+};
+
+/// A single-producer single-consumer ring a channel can move items through.
+template <class Ring>
+concept channel_ring =
+    std::is_object_v<typename ring_traits<Ring>::value_type> &&
+    requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+        { ring_traits<Ring>::try_push(r, std::move(v)) } noexcept -> std::same_as<bool>;
+        { ring_traits<Ring>::try_pop(r, v) } noexcept -> std::same_as<bool>;
+    };
+
+/// The value type of a channel_ring.
+template <channel_ring Ring>
+using ring_value_t = typename ring_traits<Ring>::value_type;
+
+/// Units an item of Ring counts for: the traits' units() if any, else item_units.
+template <channel_ring Ring>
+[[nodiscard]] constexpr std::uint32_t units_of(const ring_value_t<Ring>& v) noexcept {
+    if constexpr (requires {
+                      { ring_traits<Ring>::units(v) } noexcept -> std::same_as<std::uint32_t>;
+                  })
+        return ring_traits<Ring>::units(v);
+    else
+        return item_units<ring_value_t<Ring>>::of(v);
+}
+
+} // namespace v0
+} // namespace qlimits

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// qlimits/adapters/tx_gate.hpp: a limit policy in front of a NIC-style ring, with the stop /
+// re-check / wake protocol of Linux BQL (the netdev_tx_sent_queue / netdev_tx_completed_queue
+// helpers, as described in ../shared/specs/dql.md section 6; written from that description).
+//
+// Model: the producer posts units to a ring the device drains on its own; the device reports
+// completions later, once per completion round. The gate tells the policy about both and owns
+// the ring's stop flag (through ring_traits): it stops the ring when the policy is over its
+// limit and wakes it when a completion brings the policy back to available() >= 0.
+//
+// Why the fences. Stopping and waking is a store-buffering (Dekker) pattern:
+//   producer:   stop the ring (store)        -> fence -> re-read available() (load)
+//   completion: on_completed (store limits)  -> fence -> read stopped()      (load)
+// Without a full fence between store and load on both sides, each side can miss the other's
+// store: the producer stops after the completion has already looked at the flag, and its re-check
+// still sees the old limit. With nothing left in flight no later completion comes, and the ring
+// stays stopped forever. With both fences, at least one side sees the other: either the
+// completion sees the stop and wakes, or the producer's re-check sees the room and wakes itself.
+//
+// Threading: sent() belongs to the producer, completed() to the completion path; each side must
+// be serialised on its own (the kernel's TX lock and NAPI context); the two may run concurrently.
+// reset() only while neither side runs. stats() and stopped() from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "qlimits/adapters/ring_traits.hpp"
+#include "qlimits/concepts.hpp"
+#include "qlimits/config.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+
+/// What a gate has done, plus the policy's own snapshot.
+template <class PolicyStats>
+struct gate_stats {
+    std::uint64_t stops;    ///< times sent() stopped the ring (over the limit)
+    std::uint64_t restarts; ///< stops undone at once by the producer's re-check (a race won)
+    std::uint64_t wakeups;  ///< times completed() woke a stopped ring
+    PolicyStats policy;     ///< limit, inflight, ... as the policy reports them
+};
+
+/// Byte (or packet) queue limits in front of a ring the producer posts to and a device drains.
+template <limit_policy Policy, adaptable_ring Ring>
+class tx_gate {
+    using traits = ring_traits<Ring>;
+
+public:
+    using policy_type = Policy;
+    using ring_type = Ring;
+    using config_type = typename Policy::config_type;
+    using time_point = typename Policy::time_point;
+    using stats_type = gate_stats<typename Policy::stats_type>;
+
+    /// The policy is built in place (policies hold atomics and cannot move).
+    tx_gate(const config_type& cfg, time_point now) noexcept : policy_(cfg, now) {}
+    tx_gate(const tx_gate&) = delete;
+    tx_gate& operator=(const tx_gate&) = delete;
+
+    // ---- producer side ---------------------------------------------------------------------
+
+    /// Report `units` just posted to `ring` (call before the device can see them, e.g. before
+    /// the doorbell, so their completion cannot overtake this call). Stops the ring if the
+    /// policy is now over its limit. Returns false when the policy refused the units (more than
+    /// Policy::max_object): nothing was counted, the ring was not touched, and the caller must not
+    /// report those units in completed() either. Zero units are counted as nothing but still run
+    /// the stop check, as the kernel does.
+    bool sent(Ring& ring, std::uint32_t units) noexcept {
+        if (!policy_.on_queued(units)) [[unlikely]]
+            return false;
+        maybe_stop(ring);
+        return true;
+    }
+    /// As sent(ring, units), also telling the policy the time (its stall detector needs it).
+    bool sent(Ring& ring, std::uint32_t units, time_point now) noexcept {
+        if (!policy_.on_queued(units, now)) [[unlikely]]
+            return false;
+        maybe_stop(ring);
+        return true;
+    }
+    /// Batched posting (the kernel's xmit_more). With more == true the units are counted but the
+    /// stop check is skipped: a batch may overshoot the limit by its whole size, and the decision
+    /// is taken on the batch's last item (more == false). Returns true when the caller must ring
+    /// the doorbell now: always for the last item, and for an earlier one only if the ring is
+    /// already stopped (the batch cannot continue). Refused units (see above) are visible in the
+    /// policy's stats; check `units <= Policy::max_object` first if you must know.
+    [[nodiscard]] bool sent(Ring& ring, std::uint32_t units, bool more) noexcept {
+        if (!more) {
+            (void)sent(ring, units);
+            return true;
+        }
+        (void)policy_.on_queued(units);
+        return traits::stopped(ring);
+    }
+
+    /// Units the policy would still admit (< 0: over the limit). Producer side.
+    [[nodiscard]] std::int64_t available() const noexcept { return policy_.available(); }
+
+    // ---- completion side -------------------------------------------------------------------
+
+    /// Report `units` retired in this completion round (call once per round, not per packet, so
+    /// the policy can learn). Wakes the ring if it was stopped and the policy has room again.
+    /// Zero units do nothing at all. More than is in flight is a contract violation; if the
+    /// handler returns, the call is refused (false) and neither the policy nor the ring changes.
+    bool completed(Ring& ring, std::uint32_t units, time_point now) noexcept {
+        if (units == 0) return true;
+        if (!policy_.on_completed(units, now)) [[unlikely]]
+            return false;
+        // Pairs with the fence in maybe_stop(): our new limit (stored by on_completed) is
+        // visible to the producer's re-check, or its stop is visible to the load below.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (policy_.available() < 0) return true; // still over the limit: stay stopped
+        if (traits::stopped(ring)) {
+            traits::wake(ring);
+            bump(c_.wakeups);
+        }
+        return true;
+    }
+
+    /// Forget everything in flight and wake the ring, as netdev_tx_reset_queue does. Call after
+    /// any flush of the ring that is not reported through completed(), and only while neither
+    /// side runs (resetting with completions still pending makes them over-complete).
+    void reset(Ring& ring, time_point now) noexcept {
+        traits::wake(ring);
+        policy_.reset(now);
+    }
+
+    // ---- observation -----------------------------------------------------------------------
+
+    [[nodiscard]] bool stopped(const Ring& ring) const noexcept { return traits::stopped(ring); }
+    [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    /// The policy itself, for its completion-side setters (e.g. dql::set_max_limit).
+    [[nodiscard]] Policy& policy() noexcept { return policy_; }
+    [[nodiscard]] stats_type stats() const noexcept {
+        return {p_.stops.load(std::memory_order_relaxed),
+                p_.restarts.load(std::memory_order_relaxed),
+                c_.wakeups.load(std::memory_order_relaxed), policy_.stats()};
+    }
+
+private:
+    static void bump(std::atomic<std::uint64_t>& c) noexcept {
+        c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+
+    void maybe_stop(Ring& ring) noexcept {
+        if (policy_.available() >= 0) [[likely]]
+            return;
+        traits::stop(ring);
+        bump(p_.stops);
+        // Pairs with the fence in completed(): either that completion sees our stop and wakes
+        // the ring, or we see the room it made here.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (policy_.available() >= 0) [[unlikely]] {
+            // A completion made room between our first look and the stop; it may not have seen
+            // the stop, so nobody else would wake the ring.
+            traits::wake(ring);
+            bump(p_.restarts);
+        }
+    }
+
+    Policy policy_;
+    // Event counters, each on the line of the side that writes it.
+    struct alignas(cache_line_size) producer_counters {
+        std::atomic<std::uint64_t> stops{0};
+        std::atomic<std::uint64_t> restarts{0};
+    };
+    struct alignas(cache_line_size) completion_counters {
+        std::atomic<std::uint64_t> wakeups{0};
+    };
+    producer_counters p_;
+    completion_counters c_;
+};
+
+} // namespace v0
+} // namespace qlimits

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// qlimits/limits/fixed.hpp: two baseline limit policies, a constant limit (fixed_limit) and no
+// limit at all (unlimited). They exist so that a dynamic policy can be compared with the static
+// budget it replaces, and so that an adapter's own cost can be measured with the limit out of
+// the way.
+//
+// Model: as for dql, a producer reports units queued and a completion path reports units
+// retired. fixed_limit admits while inflight <= limit, checked before the enqueue, so (as with
+// dql) inflight can reach limit + the last item and never more. unlimited never asks the
+// producer to stop; it still counts, so inflight() and the contract check on over-completion
+// behave exactly as they do for dql.
+//
+// Threading: on_queued()/available() belong to the producer; on_completed(), reset() and
+// set_limit() to the completion path. Each side must be serialised on its own; the two sides may
+// run concurrently. stats() may be called from any thread (fields read one by one, relaxed).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+
+#include "qlimits/clock.hpp"
+#include "qlimits/concepts.hpp"
+#include "qlimits/config.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+
+/// Largest single enqueue, the same as dql_max_object (UINT_MAX / 16), so a trace or an adapter
+/// behaves identically whichever policy it drives.
+inline constexpr std::uint32_t fixed_max_object = std::numeric_limits<std::uint32_t>::max() / 16;
+/// Highest fixed limit, the same as dql_max_limit: limit + one object stays below 2^31, so the
+/// signed 32-bit available() can never wrap while the producer honours it.
+inline constexpr std::uint32_t fixed_max_limit =
+    std::numeric_limits<std::uint32_t>::max() / 2 - fixed_max_object;
+
+/// Configuration of a fixed_limit.
+struct fixed_limit_config {
+    /// Units allowed in flight. Default 65536: one 64 KiB GSO super-packet, the largest single
+    /// transmit the Linux stack hands a driver without BIG TCP (GSO_MAX_SIZE), i.e. the
+    /// smallest static byte budget that never splits a TSO burst.
+    std::uint32_t limit = 65536;
+    /// limit within [0, fixed_max_limit].
+    [[nodiscard]] constexpr bool valid() const noexcept { return limit <= fixed_max_limit; }
+};
+
+/// Configuration of unlimited: nothing to configure.
+struct unlimited_config {
+    [[nodiscard]] constexpr bool valid() const noexcept { return true; }
+};
+
+/// A point-in-time summary of a baseline policy, readable from any thread.
+struct baseline_stats {
+    std::uint32_t limit;             ///< the limit (UINT32_MAX for unlimited)
+    std::uint32_t inflight;          ///< queued - completed (mod 2^32)
+    std::int64_t available;          ///< units that may still be posted; < 0: stop
+    std::uint64_t rejected_enqueues; ///< enqueues refused for exceeding max_object
+};
+
+namespace detail {
+// The counters both baselines keep, one cache line per side so neither side's hot path writes
+// a line the other writes too.
+struct baseline_counters {
+    struct alignas(cache_line_size) producer_line {
+        std::atomic<std::uint32_t> queued{0};
+        std::atomic<std::uint32_t> limit{0}; // written by the completion side, rarely
+        std::atomic<std::uint64_t> rejected{0};
+    };
+    struct alignas(cache_line_size) completion_line {
+        std::atomic<std::uint32_t> completed{0};
+        // The completion side's last reading of `queued`. Over-completion is checked against it
+        // first, and the producer's line is read again only when that check fails, so a
+        // completion usually does not pull the producer's line across (queued only grows, so a
+        // stale reading is a safe lower bound).
+        std::uint32_t queued_seen = 0;
+    };
+    producer_line p;
+    completion_line c;
+
+    bool queue(std::uint32_t n) noexcept {
+        if (n > fixed_max_object) [[unlikely]] {
+            p.rejected.store(p.rejected.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
+            return false;
+        }
+        p.queued.store(p.queued.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+        return true;
+    }
+    bool complete(std::uint32_t n, const char* where) noexcept {
+        const std::uint32_t done = c.completed.load(std::memory_order_relaxed);
+        if (n > c.queued_seen - done) {
+            c.queued_seen = p.queued.load(std::memory_order_relaxed);
+            if (n > c.queued_seen - done) [[unlikely]] {
+                detail::contract_failed(where,
+                                        "over-completion: completed more than is in flight");
+                return false;
+            }
+        }
+        c.completed.store(done + n, std::memory_order_relaxed);
+        return true;
+    }
+    void reset() noexcept {
+        p.queued.store(0, std::memory_order_relaxed);
+        c.completed.store(0, std::memory_order_relaxed);
+        c.queued_seen = 0;
+    }
+    [[nodiscard]] std::uint32_t inflight() const noexcept {
+        return p.queued.load(std::memory_order_relaxed) -
+               c.completed.load(std::memory_order_relaxed);
+    }
+};
+} // namespace detail
+
+/// A constant limit: available() = limit - inflight. The baseline a dynamic policy must beat.
+template <clock_source Clock = jiffy_clock>
+class fixed_limit {
+public:
+    using clock_type = Clock;
+    using time_point = typename Clock::time_point;
+    using config_type = fixed_limit_config;
+    using stats_type = baseline_stats;
+    static constexpr std::uint32_t max_object = fixed_max_object;
+    /// on_completed() ignores its time argument; adapters may skip reading the clock.
+    static constexpr bool uses_time = false;
+
+    /// An invalid cfg is a contract violation; if the handler returns, the default limit is used.
+    explicit fixed_limit(const config_type& cfg, time_point) noexcept {
+        std::uint32_t lim = cfg.limit;
+        if (!cfg.valid()) [[unlikely]] {
+            detail::contract_failed("fixed_limit::fixed_limit",
+                                    "invalid fixed_limit_config (limit above fixed_max_limit)");
+            lim = config_type{}.limit;
+        }
+        n_.p.limit.store(lim, std::memory_order_relaxed);
+    }
+    fixed_limit(const fixed_limit&) = delete;
+    fixed_limit& operator=(const fixed_limit&) = delete;
+
+    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object.
+    bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
+    bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
+
+    /// limit + completed - queued as signed 32-bit; < 0: stop.
+    [[nodiscard]] std::int64_t available() const noexcept {
+        return static_cast<std::int32_t>(n_.p.limit.load(std::memory_order_relaxed) -
+                                         n_.inflight());
+    }
+
+    /// Report n units retired. More than is in flight is a contract violation; if the handler
+    /// returns, the call is refused (false) and nothing changes.
+    bool on_completed(std::uint32_t n, time_point) noexcept {
+        return n_.complete(n, "fixed_limit::on_completed");
+    }
+    /// Forget everything in flight. Call only while neither side is running.
+    void reset(time_point) noexcept { n_.reset(); }
+    /// Change the limit (completion side). Refused (false, unchanged) above fixed_max_limit.
+    bool set_limit(std::uint32_t v) noexcept {
+        if (v > fixed_max_limit) return false;
+        n_.p.limit.store(v, std::memory_order_relaxed);
+        return true;
+    }
+
+    [[nodiscard]] std::uint32_t limit() const noexcept {
+        return n_.p.limit.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return n_.inflight(); }
+    [[nodiscard]] baseline_stats stats() const noexcept {
+        return {limit(), inflight(), available(), n_.p.rejected.load(std::memory_order_relaxed)};
+    }
+
+private:
+    detail::baseline_counters n_;
+};
+
+/// No limit: available() is always the largest positive value, so an adapter's stop path is
+/// never taken (and, available() being a constant, is compiled away). Counts inflight anyway.
+template <clock_source Clock = jiffy_clock>
+class unlimited {
+public:
+    using clock_type = Clock;
+    using time_point = typename Clock::time_point;
+    using config_type = unlimited_config;
+    using stats_type = baseline_stats;
+    static constexpr std::uint32_t max_object = fixed_max_object;
+    static constexpr bool uses_time = false;
+
+    explicit unlimited(const config_type&, time_point) noexcept {}
+    unlimited(const unlimited&) = delete;
+    unlimited& operator=(const unlimited&) = delete;
+
+    bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
+    bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
+    /// Always INT32_MAX: the largest value a 32-bit policy can report.
+    [[nodiscard]] std::int64_t available() const noexcept {
+        return std::numeric_limits<std::int32_t>::max();
+    }
+    bool on_completed(std::uint32_t n, time_point) noexcept {
+        return n_.complete(n, "unlimited::on_completed");
+    }
+    void reset(time_point) noexcept { n_.reset(); }
+
+    /// UINT32_MAX: no limit.
+    [[nodiscard]] std::uint32_t limit() const noexcept {
+        return std::numeric_limits<std::uint32_t>::max();
+    }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return n_.inflight(); }
+    [[nodiscard]] baseline_stats stats() const noexcept {
+        return {limit(), inflight(), available(), n_.p.rejected.load(std::memory_order_relaxed)};
+    }
+
+private:
+    detail::baseline_counters n_;
+};
+
+static_assert(limit_policy<fixed_limit<>>);
+static_assert(limit_policy<fixed_limit<manual_clock<>>>);
+static_assert(limit_policy<unlimited<>>);
+static_assert(limit_policy<unlimited<steady_clock_source>>);
+
+} // namespace v0
+} // namespace qlimits

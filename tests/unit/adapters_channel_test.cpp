@@ -1,0 +1,300 @@
+// Unit tests of qlimits::channel: refusal reasons, completion modes, bad input, close and
+// deadlines. Mostly single-threaded (one thread may play both sides of a channel as long as it
+// never blocks); the few two-thread cases are short. The long proofs are in tests/stress/.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <thread>
+
+#include "../../examples/rings/locked_deque.hpp"
+#include "../../examples/rings/spsc_ring.hpp"
+#include "qlimits/adapters/channel.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
+#include "contract_probe.hpp"
+#if QLIMITS_HAVE_BOOST_LOCKFREE
+#include "../../examples/rings/boost_ring.hpp"
+#endif
+
+namespace {
+using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
+using fixed = qlimits::fixed_limit<clock_ms>;
+using qlimits::send_status;
+
+// An item counted in bytes through the item_units customization point.
+struct packet {
+    std::uint64_t seq = 0;
+    std::uint32_t bytes = 0;
+};
+
+// A ring that can be told to refuse pushes although it has room (a full hardware queue behind
+// it, a quota...): the case where the policy admits and the ring does not.
+struct moody_ring {
+    using value_type = packet;
+    rings::spsc_ring<packet, 8> inner;
+    bool refuse = false;
+    bool try_push(packet&& p) noexcept { return !refuse && inner.try_push(std::move(p)); }
+    bool try_pop(packet& p) noexcept { return inner.try_pop(p); }
+};
+
+// A policy that records how completions arrive, to see per-item versus per-batch reporting.
+struct recording_policy {
+    using clock_type = clock_ms;
+    using time_point = clock_ms::time_point;
+    struct config_type {};
+    using stats_type = qlimits::baseline_stats;
+    static constexpr std::uint32_t max_object = qlimits::fixed_max_object;
+    explicit recording_policy(const config_type&, time_point) noexcept {}
+    recording_policy(const recording_policy&) = delete;
+    bool on_queued(std::uint32_t n) noexcept { return inner.on_queued(n); }
+    bool on_queued(std::uint32_t n, time_point t) noexcept { return inner.on_queued(n, t); }
+    [[nodiscard]] std::int64_t available() const noexcept { return inner.available(); }
+    bool on_completed(std::uint32_t n, time_point t) noexcept {
+        ++completions;
+        last = n;
+        return inner.on_completed(n, t);
+    }
+    void reset(time_point t) noexcept { inner.reset(t); }
+    [[nodiscard]] std::uint32_t limit() const noexcept { return inner.limit(); }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return inner.inflight(); }
+    [[nodiscard]] stats_type stats() const noexcept { return inner.stats(); }
+    qlimits::unlimited<clock_ms> inner{{}, {}};
+    int completions = 0;
+    std::uint32_t last = 0;
+};
+static_assert(qlimits::limit_policy<recording_policy>);
+} // namespace
+
+template <>
+struct qlimits::item_units<packet> {
+    static std::uint32_t of(const packet& p) noexcept { return p.bytes; }
+};
+
+namespace {
+using byte_ring = rings::spsc_ring<packet, 8>;
+using byte_channel = qlimits::channel<byte_ring, fixed>;
+} // namespace
+
+TEST_CASE("channel: try_send says why it refused") {
+    byte_ring ring;
+    byte_channel ch(ring, {.limit = 1000});
+    CHECK(ch.try_send(packet{1, 600}) == send_status::ok);
+    CHECK(ch.try_send(packet{2, 600}) == send_status::ok); // 400 left: admitted, overshoots
+    CHECK(ch.inflight() == 1200);
+    CHECK(ch.try_send(packet{3, 1}) == send_status::over_limit);
+    CHECK(ch.stopped());
+    packet p;
+    REQUIRE(ch.try_receive(p));
+    CHECK(p.seq == 1);
+    CHECK_FALSE(ch.stopped()); // 600 in flight: room again, the completion woke the producer
+    for (std::uint64_t i = 3; i < 10; ++i) CHECK(ch.try_send(packet{i, 0}) == send_status::ok);
+    CHECK(ch.try_send(packet{10, 0}) == send_status::ring_full); // 8 slots taken
+    const auto s = ch.stats();
+    CHECK(s.stops == 1);
+    CHECK(s.producer_wakeups == 1);
+    CHECK(s.ring_full == 1);
+    CHECK(s.inflight == 600);
+    CHECK(s.limit == 1000);
+}
+
+TEST_CASE("channel: a ring that refuses a push the policy allowed leaves nothing counted") {
+    moody_ring ring;
+    qlimits::channel<moody_ring, fixed> ch(ring, {.limit = 1000});
+    ring.refuse = true;
+    packet p{7, 100};
+    CHECK(ch.try_send(std::move(p)) == send_status::ring_full);
+    CHECK(p.seq == 7); // untouched: the caller still owns it
+    CHECK(ch.inflight() == 0);
+    CHECK_FALSE(ch.stopped());
+    ring.refuse = false;
+    CHECK(ch.try_send(std::move(p)) == send_status::ok);
+    CHECK(ch.inflight() == 100);
+    packet q;
+    CHECK(ch.try_receive(q));
+    CHECK(q.seq == 7);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("channel: an item over the maximum object is refused before the ring sees it") {
+    byte_ring ring;
+    byte_channel ch(ring, {.limit = 1000});
+    CHECK(ch.try_send(packet{1, qlimits::fixed_max_object + 1}) == send_status::too_large);
+    CHECK(ch.send(packet{1, qlimits::fixed_max_object + 1}) == send_status::too_large);
+    CHECK(ch.inflight() == 0);
+    packet p;
+    CHECK_FALSE(ch.try_receive(p)); // nothing reached the ring
+    CHECK(ch.try_send(packet{2, qlimits::fixed_max_object}) == send_status::ok);
+}
+
+TEST_CASE("channel: zero-size items are delivered, count nothing, and wait like any item") {
+    byte_ring ring;
+    byte_channel ch(ring, {.limit = 10});
+    CHECK(ch.try_send(packet{1, 0}) == send_status::ok);
+    CHECK(ch.inflight() == 0);
+    CHECK(ch.try_send(packet{2, 20}) == send_status::ok);
+    CHECK(ch.try_send(packet{3, 0}) == send_status::over_limit); // the producer is stopped
+    packet p;
+    CHECK(ch.try_receive(p));
+    CHECK(p.seq == 1);
+    CHECK(ch.inflight() == 20); // completing a zero-size item reports nothing
+    CHECK(ch.try_receive(p));
+    CHECK(ch.inflight() == 0);
+    CHECK(ch.try_send(packet{3, 0}) == send_status::ok);
+}
+
+TEST_CASE("channel: completions per item or once per batch, as the consumer chooses") {
+    rings::spsc_ring<int, 16> ring;
+    qlimits::channel<rings::spsc_ring<int, 16>, recording_policy> ch(ring);
+    for (int i = 0; i < 10; ++i) CHECK(ch.try_send(int{i}) == send_status::ok);
+    std::array<int, 4> buf{};
+    CHECK(ch.try_receive_batch(buf, qlimits::completion::per_batch) == 4);
+    CHECK(ch.policy().completions == 1);
+    CHECK(ch.policy().last == 4);
+    CHECK(buf[3] == 3);
+    CHECK(ch.try_receive_batch(buf, qlimits::completion::per_item) == 4);
+    CHECK(ch.policy().completions == 5);
+    CHECK(ch.policy().last == 1);
+    CHECK(ch.try_receive_batch(buf) == 2); // per batch by default
+    CHECK(ch.policy().completions == 6);
+    CHECK(ch.policy().last == 2);
+    CHECK(ch.try_receive_batch(buf) == 0);
+    CHECK(ch.policy().completions == 6); // an empty poll reports nothing
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("channel: items sent with more wake the consumer only on flush") {
+    rings::spsc_ring<int, 16> ring;
+    qlimits::channel<rings::spsc_ring<int, 16>, qlimits::unlimited<clock_ms>> ch(ring);
+    std::thread consumer([&] {
+        int v = -1;
+        for (int expect = 0; expect < 3; ++expect) {
+            CHECK(ch.receive(v));
+            CHECK(v == expect);
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // let the consumer fall asleep
+    CHECK(ch.try_send(0, true) == send_status::ok);
+    CHECK(ch.try_send(1, true) == send_status::ok);
+    CHECK(ch.try_send(2, true) == send_status::ok);
+    ch.flush();
+    consumer.join();
+    CHECK(ch.stats().consumer_sleeps >= 1);
+    CHECK(ch.stats().consumer_wakeups >= 1);
+}
+
+TEST_CASE("channel: a blocked send is woken by the completion that makes room") {
+    byte_ring ring;
+    byte_channel ch(ring, {.limit = 100});
+    REQUIRE(ch.try_send(packet{0, 150}) == send_status::ok);
+    std::thread producer([&] { CHECK(ch.send(packet{1, 10}) == send_status::ok); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    packet p;
+    REQUIRE(ch.receive(p));
+    CHECK(p.seq == 0);
+    REQUIRE(ch.receive(p));
+    CHECK(p.seq == 1);
+    producer.join();
+    CHECK(ch.stats().stops >= 1);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("channel: a blocked send on a full ring is woken by the pop") {
+    rings::spsc_ring<int, 2> ring;
+    qlimits::channel<rings::spsc_ring<int, 2>, qlimits::unlimited<clock_ms>> ch(ring);
+    REQUIRE(ch.try_send(1) == send_status::ok);
+    REQUIRE(ch.try_send(2) == send_status::ok);
+    std::thread producer([&] { CHECK(ch.send(3) == send_status::ok); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    int v = 0;
+    for (int expect = 1; expect <= 3; ++expect) {
+        REQUIRE(ch.receive(v));
+        CHECK(v == expect);
+    }
+    producer.join();
+    CHECK(ch.stats().ring_full >= 1);
+}
+
+TEST_CASE("channel: close wakes a sleeping consumer and refuses further sends") {
+    rings::spsc_ring<int, 4> ring;
+    qlimits::channel<rings::spsc_ring<int, 4>, qlimits::unlimited<clock_ms>> ch(ring);
+    REQUIRE(ch.try_send(5) == send_status::ok);
+    std::thread consumer([&] {
+        int v = 0;
+        CHECK(ch.receive(v)); // the item sent before close is still delivered
+        CHECK(v == 5);
+        CHECK_FALSE(ch.receive(v)); // then: closed and empty
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ch.close();
+    consumer.join();
+    CHECK(ch.closed());
+    CHECK(ch.try_send(6) == send_status::closed);
+    CHECK(ch.send(6) == send_status::closed);
+}
+
+TEST_CASE("channel: close wakes a producer stopped by the limit") {
+    byte_ring ring;
+    byte_channel ch(ring, {.limit = 0});
+    REQUIRE(ch.try_send(packet{0, 1}) == send_status::ok);
+    std::thread producer([&] { CHECK(ch.send(packet{1, 1}) == send_status::closed); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ch.close();
+    producer.join();
+}
+
+TEST_CASE("channel: deadlines give up with timeout or false") {
+    byte_ring ring;
+    byte_channel ch(ring, {.limit = 0});
+    const auto soon = [] { return std::chrono::steady_clock::now() + std::chrono::milliseconds(5); };
+    packet p;
+    CHECK_FALSE(ch.receive(p, soon()));
+    std::array<packet, 4> buf{};
+    CHECK(ch.receive_batch(buf, qlimits::completion::per_item, soon()) == 0);
+    REQUIRE(ch.try_send(packet{0, 1}) == send_status::ok);
+    packet q{1, 1};
+    CHECK(ch.send(std::move(q), soon()) == send_status::timeout);
+    CHECK(q.seq == 1);
+    CHECK(ch.receive(p, soon()));
+    CHECK(ch.send(std::move(q), soon()) == send_status::ok);
+}
+
+TEST_CASE("channel: with dql, the limit adapts through the channel") {
+    rings::spsc_ring<int, 64> ring;
+    using dql_ms = qlimits::dql<clock_ms>;
+    qlimits::channel<rings::spsc_ring<int, 64>, dql_ms> ch(ring);
+    CHECK(ch.limit() == 0);
+    CHECK(ch.try_send(1) == send_status::ok); // limit 0, nothing in flight: admitted
+    CHECK(ch.try_send(2) == send_status::over_limit);
+    int v = 0;
+    CHECK(ch.try_receive(v)); // starved: the limit grows to what was completed (1)
+    CHECK(ch.limit() == 1);
+    CHECK(ch.try_send(2) == send_status::ok);
+    CHECK(ch.try_send(3) == send_status::ok);
+    CHECK(ch.try_send(4) == send_status::over_limit);
+}
+
+TEST_CASE_TEMPLATE_DEFINE("channel: every ring moves items in order through the same adapter",
+                          Ring, every_ring_in_order) {
+    auto ring = std::make_unique<Ring>();
+    qlimits::channel<Ring, qlimits::fixed_limit<clock_ms>> ch(*ring, {.limit = 8});
+    std::thread producer([&] {
+        for (int i = 0; i < 2000; ++i) CHECK(ch.send(int{i}) == send_status::ok);
+    });
+    int expect = 0;
+    std::array<int, 5> buf{};
+    while (expect < 2000) {
+        const std::size_t n = ch.receive_batch(buf, qlimits::completion::per_item);
+        for (std::size_t i = 0; i < n; ++i) CHECK(buf[i] == expect++);
+    }
+    producer.join();
+    CHECK(ch.inflight() == 0);
+}
+TEST_CASE_TEMPLATE_INVOKE(every_ring_in_order, rings::spsc_ring<int, 32>, rings::locked_deque<int>);
+#if QLIMITS_HAVE_BOOST_LOCKFREE
+TEST_CASE_TEMPLATE_INVOKE(every_ring_in_order,
+                          boost::lockfree::spsc_queue<int, boost::lockfree::capacity<32>>);
+#endif

@@ -1,0 +1,200 @@
+// Unit tests of qlimits::tx_gate, single-threaded and deterministic: the stop / re-check / wake
+// rules of Linux BQL (../shared/specs/dql.md section 6), with fixed_limit so every number is
+// obvious, plus one integration with dql. The two-thread proof is tests/stress/gate_stress.cpp.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
+#include "contract_probe.hpp"
+
+namespace {
+using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
+using tp = clock_ms::time_point;
+tp at(std::int64_t ms) { return tp{std::chrono::milliseconds{ms}}; }
+
+// A NIC ring's stop flag, with member functions (picked up by ring_traits on its own). A hook
+// runs inside stop() before the flag is set, to stage "a completion ran meanwhile".
+struct nic_ring {
+    bool xoff = false;
+    int wakes = 0;
+    std::function<void()> before_stop;
+    [[nodiscard]] bool stopped() const noexcept { return xoff; }
+    void stop() noexcept {
+        if (before_stop) before_stop();
+        xoff = true;
+    }
+    void wake() noexcept {
+        xoff = false;
+        ++wakes;
+    }
+};
+
+// A ring from a library we cannot edit: only data, joined by a specialization.
+struct legacy_ring {
+    std::atomic<bool> paused{false};
+};
+} // namespace
+
+template <>
+struct qlimits::ring_traits<legacy_ring> {
+    static bool stopped(const legacy_ring& r) noexcept {
+        return r.paused.load(std::memory_order_relaxed);
+    }
+    static void stop(legacy_ring& r) noexcept { r.paused.store(true, std::memory_order_relaxed); }
+    static void wake(legacy_ring& r) noexcept { r.paused.store(false, std::memory_order_relaxed); }
+};
+
+namespace {
+using fixed_gate = qlimits::tx_gate<qlimits::fixed_limit<clock_ms>, nic_ring>;
+} // namespace
+
+TEST_CASE("tx_gate: stops only after the enqueue that crosses the limit, wakes when room returns") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 3000}, at(0));
+    CHECK(gate.sent(ring, 1500));
+    CHECK(gate.sent(ring, 1500)); // inflight 3000 == limit: available 0, still running
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.sent(ring, 1500)); // 4500: over by one item (the DQL overshoot rule)
+    CHECK(ring.stopped());
+    CHECK(gate.available() == -1500);
+    CHECK(gate.completed(ring, 1000, at(1))); // 3500 in flight: still over, stays stopped
+    CHECK(ring.stopped());
+    CHECK(ring.wakes == 0);
+    CHECK(gate.completed(ring, 500, at(2))); // 3000: available 0 -> wake
+    CHECK_FALSE(ring.stopped());
+    CHECK(ring.wakes == 1);
+    const auto s = gate.stats();
+    CHECK(s.stops == 1);
+    CHECK(s.wakeups == 1);
+    CHECK(s.restarts == 0);
+    CHECK(s.policy.inflight == 3000);
+}
+
+TEST_CASE("tx_gate: a completion of zero units does nothing, not even a wake") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 0}, at(0));
+    CHECK(gate.sent(ring, 10));
+    REQUIRE(ring.stopped());
+    CHECK(gate.completed(ring, 10, at(1)));
+    CHECK_FALSE(ring.stopped());
+    ring.stop(); // stopped by somebody else, with room: a zero completion must not wake it
+    CHECK(gate.completed(ring, 0, at(2)));
+    CHECK(ring.stopped());
+    CHECK(gate.stats().wakeups == 1);
+}
+
+TEST_CASE("tx_gate: zero-unit sends are counted as nothing but still run the stop check") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 100}, at(0));
+    CHECK(gate.sent(ring, 0));
+    CHECK(gate.policy().inflight() == 0);
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.sent(ring, 150));
+    CHECK(ring.stopped());
+    CHECK(gate.sent(ring, 0)); // still over: stop again (idempotent)
+    CHECK(ring.stopped());
+    CHECK(gate.policy().inflight() == 150);
+}
+
+TEST_CASE("tx_gate: the producer's re-check wakes the ring when a completion raced the stop") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 1000}, at(0));
+    CHECK(gate.sent(ring, 1000));
+    // The completion path runs between the producer's first look (over the limit) and its
+    // stop: it sees the ring running and wakes nobody. Only the re-check can restart the ring.
+    ring.before_stop = [&] {
+        ring.before_stop = nullptr;
+        CHECK(gate.completed(ring, 1500, at(1)));
+    };
+    CHECK(gate.sent(ring, 500));
+    CHECK_FALSE(ring.stopped());
+    const auto s = gate.stats();
+    CHECK(s.stops == 1);
+    CHECK(s.restarts == 1);
+    CHECK(s.wakeups == 0);
+    CHECK(gate.policy().inflight() == 0);
+}
+
+TEST_CASE("tx_gate: xmit_more defers the stop to the end of the batch") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 1000}, at(0));
+    CHECK_FALSE(gate.sent(ring, 800, true)); // no doorbell yet
+    CHECK_FALSE(gate.sent(ring, 800, true)); // over the limit, but more is coming: no stop
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.sent(ring, 800, false)); // last of the batch: doorbell, and the stop decision
+    CHECK(ring.stopped());
+    CHECK(gate.policy().inflight() == 2400); // the batch overshot by its whole size
+    // Within a batch on a stopped ring, every item asks for the doorbell.
+    CHECK(gate.sent(ring, 100, true));
+    CHECK(gate.completed(ring, 2500, at(1)));
+    CHECK_FALSE(ring.stopped());
+}
+
+TEST_CASE("tx_gate: an item over the maximum object is refused and counts nothing") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 10}, at(0));
+    CHECK_FALSE(gate.sent(ring, qlimits::fixed_max_object + 1));
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.policy().inflight() == 0);
+    CHECK(gate.stats().policy.rejected_enqueues == 1);
+    CHECK(gate.sent(ring, qlimits::fixed_max_object)); // the maximum itself is fine
+    CHECK(ring.stopped());
+}
+
+TEST_CASE("tx_gate: completing more than is in flight goes to the contract handler") {
+    test::contract_probe probe;
+    nic_ring ring;
+    fixed_gate gate({.limit = 100}, at(0));
+    CHECK(gate.sent(ring, 150));
+    REQUIRE(ring.stopped());
+    CHECK_FALSE(gate.completed(ring, 151, at(1)));
+    CHECK(probe.count() == 1);
+    CHECK(ring.stopped()); // refused: no wake, counters unchanged
+    CHECK(gate.policy().inflight() == 150);
+    CHECK(gate.stats().wakeups == 0);
+    CHECK(gate.completed(ring, 150, at(2)));
+    CHECK_FALSE(ring.stopped());
+    CHECK(probe.count() == 1);
+}
+
+TEST_CASE("tx_gate: reset wakes the ring and forgets what was in flight") {
+    nic_ring ring;
+    fixed_gate gate({.limit = 100}, at(0));
+    CHECK(gate.sent(ring, 500));
+    REQUIRE(ring.stopped());
+    gate.reset(ring, at(1));
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.policy().inflight() == 0);
+}
+
+TEST_CASE("tx_gate: a ring joined through a ring_traits specialization") {
+    legacy_ring ring;
+    qlimits::tx_gate<qlimits::fixed_limit<clock_ms>, legacy_ring> gate({.limit = 1}, at(0));
+    CHECK(gate.sent(ring, 2));
+    CHECK(gate.stopped(ring));
+    CHECK(gate.completed(ring, 2, at(1)));
+    CHECK_FALSE(gate.stopped(ring));
+}
+
+TEST_CASE("tx_gate: with dql, a starved ring raises the limit and the gate follows it") {
+    nic_ring ring;
+    qlimits::tx_gate<qlimits::dql<clock_ms>, nic_ring> gate({}, at(0));
+    CHECK(gate.policy().limit() == 0);
+    CHECK(gate.sent(ring, 1500)); // limit 0: over at once
+    CHECK(ring.stopped());
+    // Everything completes while the limit held work back: starvation, the limit grows by
+    // what was queued and completed since the last round (1500).
+    CHECK(gate.completed(ring, 1500, at(1)));
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.policy().limit() == 1500);
+    CHECK(gate.sent(ring, 1500));
+    CHECK_FALSE(ring.stopped()); // exactly at the limit
+    CHECK(gate.sent(ring, 1500));
+    CHECK(ring.stopped());
+}
