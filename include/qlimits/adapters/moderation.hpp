@@ -60,15 +60,22 @@ concept dim_tuner = requires(T& t, const T& ct) {
 /// How to read a ring's cumulative counters. The primary template uses the members
 /// `event_count()`, `packet_count()`, `byte_count()` and, if present, `completion_count()`;
 /// specialize it for types you cannot edit, with the same static functions taking `const T&`.
+/// Counter reads must not throw (they run inside noexcept code).
 template <class T>
 struct dim_counter_traits {
-    static constexpr std::uint64_t events(const T& r) noexcept(noexcept(r.event_count())) {
+    static constexpr std::uint64_t events(const T& r) noexcept
+        requires requires(const T& x) { x.event_count(); }
+    {
         return static_cast<std::uint64_t>(r.event_count());
     }
-    static constexpr std::uint64_t packets(const T& r) noexcept(noexcept(r.packet_count())) {
+    static constexpr std::uint64_t packets(const T& r) noexcept
+        requires requires(const T& x) { x.packet_count(); }
+    {
         return static_cast<std::uint64_t>(r.packet_count());
     }
-    static constexpr std::uint64_t bytes(const T& r) noexcept(noexcept(r.byte_count())) {
+    static constexpr std::uint64_t bytes(const T& r) noexcept
+        requires requires(const T& x) { x.byte_count(); }
+    {
         return static_cast<std::uint64_t>(r.byte_count());
     }
     static constexpr std::uint64_t completions(const T& r) noexcept {

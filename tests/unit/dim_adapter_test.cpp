@@ -1,0 +1,205 @@
+// Unit tests of qlimits/adapters/moderation.hpp (hook concept, counter sampler, synchronous and
+// deferred handoff) and of qlimits/testing/dim_trace.hpp (the DIM trace reader and replayer).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "qlimits/adapters/moderation.hpp"
+#include "qlimits/testing/dim_trace.hpp"
+
+namespace {
+using namespace std::chrono_literals;
+using qlimits::moderation;
+
+struct recording_hook {
+    std::vector<moderation> applied;
+    void apply(const moderation& m) { applied.push_back(m); }
+};
+struct flaky_hook { // refuses the first `refuse` calls, like a failed trylock
+    int refuse = 0;
+    int calls = 0;
+    moderation last{};
+    bool apply(const moderation& m) noexcept {
+        ++calls;
+        if (refuse > 0) {
+            --refuse;
+            return false;
+        }
+        last = m;
+        return true;
+    }
+};
+struct not_a_hook {
+    int apply(const moderation&) { return 0; }
+};
+
+// A ring that already counts what DIM needs (wider than the kernel's counters).
+struct my_ring {
+    std::uint64_t irqs = 0, rx_pkts = 0, rx_bytes = 0;
+    std::uint64_t event_count() const noexcept { return irqs; }
+    std::uint64_t packet_count() const noexcept { return rx_pkts; }
+    std::uint64_t byte_count() const noexcept { return rx_bytes; }
+};
+// A type that cannot be edited: joins through a traits specialization.
+struct legacy_ring {
+    std::uint32_t a = 0, b = 0, c = 0, d = 0;
+};
+} // namespace
+
+template <>
+struct qlimits::dim_counter_traits<legacy_ring> {
+    static constexpr std::uint64_t events(const legacy_ring& r) noexcept { return r.a; }
+    static constexpr std::uint64_t packets(const legacy_ring& r) noexcept { return r.b; }
+    static constexpr std::uint64_t bytes(const legacy_ring& r) noexcept { return r.c; }
+    static constexpr std::uint64_t completions(const legacy_ring& r) noexcept { return r.d; }
+};
+
+static_assert(qlimits::moderation_hook<recording_hook>);
+static_assert(qlimits::moderation_hook<flaky_hook>);
+static_assert(!qlimits::moderation_hook<not_a_hook>);
+static_assert(!qlimits::moderation_hook<int>);
+static_assert(qlimits::dim_tuner<qlimits::net_dim> && qlimits::dim_tuner<qlimits::rdma_dim>);
+static_assert(qlimits::dim_counted<my_ring> && qlimits::dim_counted<legacy_ring>);
+static_assert(!qlimits::dim_counted<int>);
+
+TEST_CASE("dim adapter: samples from a ring's cumulative counters, truncated") {
+    my_ring r{0x1'0005, 0x1'0000'0007ULL, 9, };
+    const auto s = qlimits::sample_counters(r, 3us);
+    CHECK(s == qlimits::dim_sample{3us, 5, 7, 9, 0});
+    const legacy_ring l{1, 2, 3, 4};
+    CHECK(qlimits::sample_counters(l, 1ns) == qlimits::dim_sample{1ns, 1, 2, 3, 4});
+}
+
+TEST_CASE("dim adapter: synchronous handoff applies inside the call and restarts measuring") {
+    qlimits::dim_moderator<qlimits::net_dim, recording_hook> m{recording_hook{}};
+    my_ring ring;
+    CHECK_FALSE(m.on_ring(ring, 0us));
+    ring.irqs = 64;
+    ring.rx_pkts = 6400;
+    ring.rx_bytes = 640000;
+    CHECK(m.on_ring(ring, 1ms)); // BETTER vs zero: index 1, applied at once
+    REQUIRE(m.hook().applied.size() == 1);
+    CHECK(m.hook().applied[0] == moderation{8, 256, 0});
+    CHECK_FALSE(m.tuner().pending());
+    CHECK(m.tuner().state() == qlimits::dim_state::start_measure);
+    CHECK_FALSE(m.on_ring(ring, 2ms)); // opens the next window
+    CHECK(m.tuner().start_sample().time == 2ms);
+    CHECK(m.apply_current());
+    CHECK(m.hook().applied.size() == 2);
+}
+
+TEST_CASE("dim adapter: a hook that refuses keeps the decision pending and is retried") {
+    qlimits::dim_moderator<qlimits::net_dim, flaky_hook> m{flaky_hook{2}};
+    (void)m.on_sample({0us, 0, 0, 0});
+    CHECK(m.on_sample({1ms, 64, 6400, 640000})); // decided; the hook refused (1)
+    CHECK(m.pending());
+    CHECK_FALSE(m.on_sample({2ms, 70, 7000, 700000})); // retried, refused again (2); ignored
+    CHECK(m.pending());
+    CHECK_FALSE(m.on_sample({3ms, 80, 8000, 800000})); // retried, applied; this sample opens
+    CHECK_FALSE(m.pending());
+    CHECK(m.hook().calls == 3);
+    CHECK(m.hook().last == moderation{8, 256, 0});
+    CHECK(m.tuner().start_sample().time == 3ms);
+}
+
+TEST_CASE("dim adapter: deferred handoff publishes, a worker applies, the next sample restarts") {
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, recording_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{recording_hook{}};
+    CHECK_FALSE(m.run_pending()); // nothing yet
+    (void)m.on_sample({0us, 0, 0, 0});
+    CHECK(m.on_sample({1ms, 64, 6400, 640000}));
+    CHECK(m.pending());
+    CHECK(m.hook().applied.empty());
+    CHECK_FALSE(m.on_sample({2ms, 200, 1, 1})); // ignored while pending
+    CHECK(m.tuner().start_sample().time == 0us);
+    CHECK(m.run_pending());
+    CHECK_FALSE(m.run_pending());
+    REQUIRE(m.hook().applied.size() == 1);
+    CHECK(m.hook().applied[0] == moderation{8, 256, 0});
+    CHECK_FALSE(m.on_sample({3ms, 300, 2, 2})); // restarts: opens the window here
+    CHECK(m.tuner().start_sample().time == 3ms);
+    CHECK(m.tuner().state() == qlimits::dim_state::measure_in_progress);
+}
+
+TEST_CASE("dim adapter: deferred handoff across two threads") {
+    struct counting_hook {
+        std::atomic<int>* n;
+        void apply(const moderation&) noexcept { n->fetch_add(1, std::memory_order_relaxed); }
+    };
+    std::atomic<int> applied{0};
+    std::atomic<bool> done{false};
+    qlimits::dim_moderator<qlimits::net_dim, counting_hook, qlimits::dim_handoff::deferred> m{
+        counting_hook{&applied}};
+    std::thread worker([&] {
+        while (!done.load(std::memory_order_acquire)) (void)m.run_pending();
+        (void)m.run_pending();
+    });
+    int decisions = 0;
+    std::uint32_t bytes = 0;
+    for (std::uint32_t i = 0; i < 20000; ++i) {
+        bytes += (i / 640) % 2 == 0 ? 1000U : 50000U; // alternating load: decisions happen
+        if (m.on_sample(qlimits::make_dim_sample(std::chrono::microseconds{i * 10}, i, i, bytes)))
+            ++decisions;
+    }
+    done.store(true, std::memory_order_release);
+    worker.join();
+    CHECK(decisions > 0);
+    CHECK(applied.load() == decisions);
+}
+
+TEST_CASE("dim adapter: rdma through the moderator") {
+    qlimits::dim_moderator<qlimits::rdma_dim, recording_hook> m{recording_hook{}};
+    (void)m.on_completions(0, 0us);
+    for (int i = 1; i <= 64; ++i) (void)m.on_completions(10, std::chrono::microseconds{10 * i});
+    bool changed = false;
+    for (int i = 65; i <= 128; ++i)
+        changed = m.on_completions(20, std::chrono::microseconds{10 * i}) || changed;
+    CHECK(changed);
+    REQUIRE(m.hook().applied.size() == 1);
+    CHECK(m.hook().applied[0] == moderation{1, 0, 4});
+}
+
+TEST_CASE("dim trace: parsing") {
+    using qlimits::testing::dim_line;
+    using qlimits::testing::parse_dim_line;
+    CHECK(parse_dim_line("").what == dim_line::kind::none);
+    CHECK(parse_dim_line("   # comment").what == dim_line::kind::none);
+    auto l = parse_dim_line("s 12 65535 4294967295 7 # tail");
+    REQUIRE(l.what == dim_line::kind::directive);
+    CHECK(l.directive.time_us == 12);
+    CHECK(l.directive.events == 65535);
+    CHECK(l.directive.pkts == 4294967295U);
+    CHECK(l.directive.bytes == 7);
+    l = parse_dim_line("c 9223372036854775 1");
+    REQUIRE(l.what == dim_line::kind::directive);
+    CHECK(l.directive.comps == 1);
+    CHECK(std::string_view(parse_dim_line("c 9223372036854776 1").error) ==
+          "time out of range (at most 9223372036854775 us)");
+    CHECK(std::string_view(parse_dim_line("s 1 2 3").error) == "missing argument");
+    CHECK(std::string_view(parse_dim_line("s 1 2 3 4 5").error) == "too many fields");
+    CHECK(std::string_view(parse_dim_line("s 1 65536 3 4").error) ==
+          "bad event count (expected unsigned decimal below 2^16)");
+    CHECK(std::string_view(parse_dim_line("s 1 2 -3 4").error) ==
+          "bad number (expected unsigned decimal below 2^32)");
+    CHECK(std::string_view(parse_dim_line("mode fast").error) ==
+          "unknown mode (expected rx_eqe, rx_cqe, tx_eqe, tx_cqe or rdma)");
+    CHECK(std::string_view(parse_dim_line("q 1").error) == "unknown directive");
+    CHECK(std::string_view(parse_dim_line("ix x").error) ==
+          "bad number (expected unsigned decimal below 2^32)");
+}
+
+TEST_CASE("dim trace: a whole replay, with the error line reported") {
+    std::string out;
+    const char* why = nullptr;
+    const auto bad = qlimits::testing::replay_dim_trace(
+        "mode rdma\nix 8\nc 0 0\nix 9\nc 1 1\n", [&out](std::string_view s) { out.append(s); }, &why);
+    CHECK(bad == 4);
+    CHECK(std::string_view(why) == "profile index out of range (0..8)");
+    CHECK(out == "state GOING_RIGHT 8 0 0 0\n");
+}
