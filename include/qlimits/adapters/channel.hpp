@@ -96,6 +96,7 @@ struct channel_stats {
     std::uint32_t limit;            ///< the policy's current limit
     std::uint32_t inflight;         ///< counted and not yet completed
     bool stopped;                   ///< the producer is stopped by the limit right now
+    bool waiting_for_room;          ///< the producer waits in send() for a slot in the ring
     bool consumer_asleep;           ///< the consumer is (about to be) asleep right now
     PolicyStats policy;             ///< the policy's stats()
 };
@@ -367,6 +368,7 @@ public:
                 policy_.limit(),
                 policy_.inflight(),
                 stopped(),
+                f_.producer_state.load(std::memory_order_relaxed) == waiting_for_room,
                 f_.consumer_asleep.load(std::memory_order_relaxed) != 0,
                 policy_.stats()};
     }

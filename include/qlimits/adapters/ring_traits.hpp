@@ -52,12 +52,11 @@ concept native_stoppable = requires(Ring& r, const Ring& cr) {
     { r.wake() } noexcept;
 };
 
+// A ring that names its value_type is taken as meant to be a transfer ring: its traits get the
+// value_type and whichever of try_push/try_pop it has, so a ring missing one of them fails
+// channel_ring on exactly that member, and the compiler's message names it.
 template <class Ring>
-concept native_transfer = requires(Ring& r, typename Ring::value_type& v) {
-    { r.try_push(std::move(v)) } noexcept -> std::same_as<bool>;
-    { r.try_pop(v) } noexcept -> std::same_as<bool>;
-};
-
+concept names_value_type = requires { typename Ring::value_type; };
 // Each role lives in its own base so a ring may have either set of members, or both.
 template <class Ring>
 struct native_stop_traits {};
@@ -70,17 +69,27 @@ struct native_stop_traits<Ring> {
 
 template <class Ring>
 struct native_transfer_traits {};
-template <native_transfer Ring>
+template <names_value_type Ring>
 struct native_transfer_traits<Ring> {
     using value_type = typename Ring::value_type;
-    [[nodiscard]] static bool try_push(Ring& r, value_type&& v) noexcept {
+    [[nodiscard]] static bool try_push(Ring& r, value_type&& v) noexcept
+        requires requires(Ring& ring, value_type& item) {
+            { ring.try_push(std::move(item)) } noexcept -> std::same_as<bool>;
+        }
+    {
         return r.try_push(std::move(v));
     }
-    [[nodiscard]] static bool try_pop(Ring& r, value_type& out) noexcept { return r.try_pop(out); }
+    [[nodiscard]] static bool try_pop(Ring& r, value_type& out) noexcept
+        requires requires(Ring& ring, value_type& item) {
+            { ring.try_pop(item) } noexcept -> std::same_as<bool>;
+        }
+    {
+        return r.try_pop(out);
+    }
     // Only when the ring itself says how big an item is; otherwise item_units decides.
     [[nodiscard]] static constexpr std::uint32_t units(const value_type& v) noexcept
-        requires requires {
-            { Ring::units(v) } noexcept -> std::same_as<std::uint32_t>;
+        requires requires(const value_type& item) {
+            { Ring::units(item) } noexcept -> std::same_as<std::uint32_t>;
         }
     {
         return Ring::units(v);
@@ -90,7 +99,7 @@ struct native_transfer_traits<Ring> {
 
 /// Rings that already have the member functions need no specialization.
 template <class Ring>
-    requires(detail::native_stoppable<Ring> || detail::native_transfer<Ring>)
+    requires(detail::native_stoppable<Ring> || detail::names_value_type<Ring>)
 struct ring_traits<Ring> : detail::native_stop_traits<Ring>, detail::native_transfer_traits<Ring> {
 };
 

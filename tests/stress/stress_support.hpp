@@ -1,0 +1,88 @@
+// Shared by the stress tests: the item type, the per-test share of QLIMITS_STRESS_ITEMS, and a
+// watchdog that turns a lost wake-up (a side asleep although it could run) into a test failure
+// instead of a hang.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "qlimits/adapters/ring_traits.hpp"
+
+#ifndef QLIMITS_STRESS_ITEMS
+#define QLIMITS_STRESS_ITEMS 10000000
+#endif
+
+namespace stress {
+
+/// Items moved by the whole stress suite. Each test takes a share in per mille; the shares add
+/// up to 1000, so the suite moves QLIMITS_STRESS_ITEMS items in total (CI's TSan job can then
+/// size its run with one number).
+inline constexpr std::uint64_t total_items = QLIMITS_STRESS_ITEMS;
+constexpr std::uint64_t share(std::uint64_t permille) noexcept {
+    const std::uint64_t n = total_items * permille / 1000;
+    return n < 1000 ? 1000 : n;
+}
+
+/// A packet with a sequence number (to prove order and exactly-once) and a size in bytes.
+struct packet {
+    std::uint64_t seq = 0;
+    std::uint32_t bytes = 0;
+};
+inline constexpr std::uint32_t max_packet = 1500;
+/// Sizes spread over [64, 1500] so limits measured in bytes are crossed at varying points.
+constexpr std::uint32_t bytes_for(std::uint64_t seq) noexcept {
+    return 64 + static_cast<std::uint32_t>((seq * 2654435761U) % (max_packet - 64 + 1));
+}
+
+/// Samples `stuck()` every 2 ms; if it holds continuously for 1 s, sets fired() and calls
+/// `rescue()` once (which must unblock the test's threads, e.g. close the channel).
+template <class Stuck, class Rescue>
+class watchdog {
+public:
+    watchdog(Stuck stuck, Rescue rescue) : stuck_(stuck), rescue_(rescue), thread_([this] { run(); }) {}
+    watchdog(const watchdog&) = delete;
+    watchdog& operator=(const watchdog&) = delete;
+    ~watchdog() { stop(); }
+    void stop() {
+        done_.store(true);
+        if (thread_.joinable()) thread_.join();
+    }
+    [[nodiscard]] bool fired() const noexcept { return fired_.load(); }
+
+private:
+    void run() {
+        using clock = std::chrono::steady_clock;
+        auto since = clock::time_point{};
+        bool holding = false;
+        while (!done_.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            if (!stuck_()) {
+                holding = false;
+                continue;
+            }
+            const auto now = clock::now();
+            if (!holding) {
+                holding = true;
+                since = now;
+            } else if (now - since >= std::chrono::seconds(1)) {
+                fired_.store(true);
+                rescue_();
+                return;
+            }
+        }
+    }
+    Stuck stuck_;
+    Rescue rescue_;
+    std::atomic<bool> done_{false};
+    std::atomic<bool> fired_{false};
+    std::thread thread_;
+};
+
+} // namespace stress
+
+template <>
+struct qlimits::item_units<stress::packet> {
+    static constexpr std::uint32_t of(const stress::packet& p) noexcept { return p.bytes; }
+};
