@@ -1,0 +1,242 @@
+// The lab's interfaces: parameter parsing and its refusals (exit code 2 from the binary), the
+// parameter table itself, and the --json schema.
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "../../bench/lab/sim/cli.hpp"
+#include "../../bench/lab/sim/report.hpp"
+#include "../../bench/lab/sim/runner.hpp"
+#include "../../bench/lab/sim/scenarios.hpp"
+
+using namespace lab::sim;
+
+namespace {
+std::optional<std::string> parse(std::vector<std::string> args, run_options& out) {
+    static const std::vector<scenario> all = all_scenarios();
+    args.insert(args.begin(), "run");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return parse_run(static_cast<int>(argv.size()), argv.data(), all, out);
+}
+std::string error_of(std::vector<std::string> args) {
+    run_options o;
+    const auto e = parse(std::move(args), o);
+    return e ? *e : std::string{};
+}
+
+// A small JSON reader: enough to check the --json output's structure.
+struct jvalue {
+    enum kind_t { null_v, number, string, array, object, boolean } kind = null_v;
+    double num = 0;
+    std::string str;
+    std::vector<jvalue> items;
+    std::vector<std::pair<std::string, jvalue>> members;
+    [[nodiscard]] const jvalue* at(const std::string& k) const {
+        for (const auto& m : members)
+            if (m.first == k) return &m.second;
+        return nullptr;
+    }
+};
+struct jparser {
+    const std::string& s;
+    std::size_t i = 0;
+    void ws() {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    }
+    bool lit(const char* w) {
+        const std::string t{w};
+        if (s.compare(i, t.size(), t) != 0) return false;
+        i += t.size();
+        return true;
+    }
+    bool str(std::string& out) {
+        if (s[i] != '"') return false;
+        ++i;
+        while (i < s.size() && s[i] != '"') {
+            if (s[i] == '\\') ++i;
+            out += s[i++];
+        }
+        return i++ < s.size();
+    }
+    bool value(jvalue& v) {
+        ws();
+        if (i >= s.size()) return false;
+        if (s[i] == '{') {
+            v.kind = jvalue::object;
+            ++i;
+            ws();
+            if (s[i] == '}') return ++i, true;
+            for (;;) {
+                ws();
+                std::string k;
+                if (!str(k)) return false;
+                ws();
+                if (s[i++] != ':') return false;
+                jvalue m;
+                if (!value(m)) return false;
+                v.members.emplace_back(k, std::move(m));
+                ws();
+                if (s[i] == ',') { ++i; continue; }
+                if (s[i] == '}') return ++i, true;
+                return false;
+            }
+        }
+        if (s[i] == '[') {
+            v.kind = jvalue::array;
+            ++i;
+            ws();
+            if (s[i] == ']') return ++i, true;
+            for (;;) {
+                jvalue m;
+                if (!value(m)) return false;
+                v.items.push_back(std::move(m));
+                ws();
+                if (s[i] == ',') { ++i; continue; }
+                if (s[i] == ']') return ++i, true;
+                return false;
+            }
+        }
+        if (s[i] == '"') {
+            v.kind = jvalue::string;
+            return str(v.str);
+        }
+        if (lit("null")) return v.kind = jvalue::null_v, true;
+        if (lit("true") || lit("false")) return v.kind = jvalue::boolean, true;
+        char* end = nullptr;
+        v.num = std::strtod(s.c_str() + i, &end);
+        if (end == s.c_str() + i) return false;
+        v.kind = jvalue::number;
+        i = static_cast<std::size_t>(end - s.c_str());
+        return true;
+    }
+};
+} // namespace
+
+TEST_CASE("lab params: every default parses, is in range, and names its source") {
+    for (const auto& sc : all_scenarios()) {
+        for (const auto& p : sc.params) {
+            INFO(sc.name << " --" << p.name);
+            std::vector<double> v;
+            CHECK_FALSE(parse_list(p, p.def, v).has_value());
+            CHECK_FALSE(p.source.empty());
+        }
+        CHECK_FALSE(sc.policies.empty());
+    }
+}
+
+TEST_CASE("lab run arguments: accepted forms") {
+    run_options o;
+    REQUIRE_FALSE(parse({"all", "--seed=7", "--nrules=0,3500", "--json", "x.json", "--csv=d",
+                         "--svg", "plots", "--policy=none,dql", "--jobs=1", "--qdisc=fifo"},
+                        o)
+                      .has_value());
+    CHECK(o.scenarios.size() == 2);
+    CHECK(o.json_file == "x.json");
+    CHECK(o.csv_dir == "d");
+    CHECK(o.svg_dir == "plots");
+    CHECK(o.jobs == 1);
+    CHECK(o.policies == std::vector<std::string>{"none", "dql"});
+    // Each scenario got only the parameters it knows.
+    CHECK(o.params[0].at("seed") == std::vector<double>{7});
+    CHECK(o.params[0].contains("qdisc"));
+    CHECK_FALSE(o.params[0].contains("nrules"));
+    CHECK(o.params[1].at("nrules") == std::vector<double>{0, 3500});
+    run_options d;
+    REQUIRE_FALSE(parse({"veth-bql"}, d).has_value());
+    CHECK(d.svg_dir == "lab-out");
+    run_options n;
+    REQUIRE_FALSE(parse({"veth-bql", "--no-svg"}, n).has_value());
+    CHECK(n.svg_dir.empty());
+}
+
+TEST_CASE("lab run arguments: refusals say what is wrong") {
+    CHECK(error_of({"veth-bql", "--frobnicate=3"}).find("unknown parameter '--frobnicate'") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring=0"}).find("out of range") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring=300000"}).find("out of range") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring=12abc"}).find("not a number") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring=2.5"}).find("not a whole number") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring="}).find("empty") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring=8,16"}).find("one value") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--ring"}).find("--ring=VALUE") != std::string::npos);
+    CHECK(error_of({"virtio-bql", "--qdisc=red"}).find("not one of") != std::string::npos);
+    CHECK(error_of({"virtio-bql", "--nrules=0"}).find("unknown parameter") != std::string::npos);
+    CHECK(error_of({"nope"}).find("unknown scenario") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--policy=magic"}).find("unknown policy") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--jobs=0"}).find("--jobs") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--json"}).find("needs a value") != std::string::npos);
+    CHECK(error_of({"veth-bql", "stray"}).find("unexpected argument") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--jitter=nan"}).find("not a number") != std::string::npos);
+    CHECK_FALSE(error_of({}).empty());
+}
+
+TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on stdout") {
+    // The lab sits at <build>/bench/qlimits-lab next to <build>/tests/qlimits_tests.
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const auto lab = self.parent_path().parent_path() / "bench" / "qlimits-lab";
+    if (ec || !std::filesystem::exists(lab)) {
+        MESSAGE("qlimits-lab not built next to the tests; skipped");
+        return;
+    }
+    const auto out = std::filesystem::temp_directory_path() / "qlimits_lab_cli_test.out";
+    for (const char* args : {"run veth-bql --bogus=1", "run veth-bql --ring=0",
+                             "run veth-bql --ring=x1", "run nope", "list extra"}) {
+        const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
+        const int status = std::system(cmd.c_str());
+        INFO(args);
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 2);
+        CHECK(std::filesystem::file_size(out) > 0); // the message went to stderr
+    }
+    std::filesystem::remove(out, ec);
+}
+
+TEST_CASE("lab --json: one object per run with scenario, policy, params and metrics") {
+    static const std::vector<scenario> all = all_scenarios();
+    std::vector<const scenario*> scs;
+    for (const auto& s : all) scs.push_back(&s);
+    const auto jobs = plan(scs,
+                           {{{"duration-ms", {200}}, {"warmup-ms", {50}}, {"queues", {1}}},
+                            {{"duration-ms", {200}}, {"warmup-ms", {50}}, {"nrules", {5000}}}},
+                           {});
+    const auto results = execute(jobs, 2, {});
+    const std::string text = json(results);
+    jvalue root;
+    jparser p{text};
+    REQUIRE(p.value(root));
+    p.ws();
+    CHECK(p.i == text.size());
+    REQUIRE(root.kind == jvalue::array);
+    CHECK(root.items.size() == results.size());
+    for (const auto& run : root.items) {
+        REQUIRE(run.kind == jvalue::object);
+        for (const char* k : {"scenario", "policy"}) {
+            REQUIRE(run.at(k) != nullptr);
+            CHECK(run.at(k)->kind == jvalue::string);
+        }
+        const jvalue* params = run.at("params");
+        const jvalue* metrics = run.at("metrics");
+        REQUIRE(params != nullptr);
+        REQUIRE(metrics != nullptr);
+        CHECK(params->at("seed") != nullptr);
+        for (const auto& name : standard_metrics()) {
+            INFO(run.at("scenario")->str << " " << run.at("policy")->str << " " << name);
+            const jvalue* m = metrics->at(name);
+            REQUIRE(m != nullptr);
+            CHECK((m->kind == jvalue::number || m->kind == jvalue::null_v));
+        }
+        const bool virtio = run.at("scenario")->str == "virtio-bql";
+        CHECK((metrics->at("rr_tps")->kind == jvalue::number) == virtio);
+        CHECK((metrics->at("limit_mean")->kind == jvalue::null_v) == (run.at("policy")->str == "none"));
+        CHECK(metrics->at("throughput_pps")->num > 0);
+    }
+}

@@ -1,0 +1,239 @@
+// The lab's building blocks, each on its own: event engine, randomness, histograms, qdisc,
+// completion coalescing, the policy adapters, and the honesty checks.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "../../bench/lab/sim/completion.hpp"
+#include "../../bench/lab/sim/engine.hpp"
+#include "../../bench/lab/sim/policy.hpp"
+#include "../../bench/lab/sim/qdisc.hpp"
+#include "../../bench/lab/sim/result.hpp"
+#include "../../bench/lab/sim/rng.hpp"
+#include "../../bench/lab/sim/stats.hpp"
+
+using namespace lab::sim;
+
+TEST_CASE("lab engine: events run in time order, ties in scheduling order") {
+    engine e;
+    e.at(30, 3);
+    e.at(10, 1, 7);
+    e.at(10, 2);
+    e.at(20, 4);
+    std::vector<std::uint32_t> order;
+    event ev;
+    while (e.next(ev, 1000)) {
+        order.push_back(ev.kind);
+        CHECK(e.now() == ev.at);
+    }
+    CHECK(order == std::vector<std::uint32_t>{1, 2, 4, 3});
+    CHECK(e.processed() == 4);
+}
+
+TEST_CASE("lab engine: time never runs back and the horizon is respected") {
+    engine e;
+    e.at(100, 1);
+    event ev;
+    REQUIRE(e.next(ev, 1000));
+    e.at(50, 2); // in the past: runs now
+    e.after(5, 3);
+    e.at(2000, 4); // beyond the horizon
+    REQUIRE(e.next(ev, 1000));
+    CHECK(ev.kind == 2);
+    CHECK(ev.at == 100);
+    REQUIRE(e.next(ev, 1000));
+    CHECK(ev.kind == 3);
+    CHECK(ev.at == 105);
+    CHECK_FALSE(e.next(ev, 1000));
+    CHECK(e.pending() == 1);
+    CHECK(e.now() == 105);
+}
+
+TEST_CASE("lab rng: a seed gives one sequence; draws stay in range") {
+    rng a{42}, b{42}, c{43};
+    bool differs = false;
+    for (int i = 0; i < 100; ++i) {
+        const auto x = a.next();
+        CHECK(x == b.next());
+        differs = differs || x != c.next();
+    }
+    CHECK(differs);
+    rng r{1};
+    for (int i = 0; i < 10000; ++i) {
+        const double u = r.uniform();
+        CHECK(u >= 0.0);
+        CHECK(u < 1.0);
+        CHECK(r.below(7) < 7);
+        const auto j = jittered(r, 1000.0, 0.1);
+        CHECK(j >= 900);
+        CHECK(j <= 1100);
+    }
+    CHECK(jittered(r, 1000.0, 0.0) == 1000);
+}
+
+TEST_CASE("lab histogram: exact for small values, within 1.6% above") {
+    histogram h;
+    for (std::uint64_t v = 0; v < 100; ++v) h.add(v);
+    CHECK(h.quantile(0.5) == doctest::Approx(49));
+    CHECK(h.mean() == doctest::Approx(49.5));
+    histogram big;
+    for (std::uint64_t v = 1; v <= 100000; ++v) big.add(v * 1000);
+    for (double q : {0.5, 0.9, 0.99}) {
+        const double truth = q * 100000 * 1000;
+        CHECK(std::fabs(big.quantile(q) - truth) / truth < 0.016);
+    }
+    CHECK(big.max() == 100000000);
+    // Every bucket's midpoint lies inside the bucket.
+    for (std::uint64_t v : {128ULL, 129ULL, 1000ULL, 123456789ULL, 1ULL << 40})
+        CHECK(histogram::bucket(static_cast<std::uint64_t>(histogram::midpoint(histogram::bucket(v)))) ==
+              histogram::bucket(v));
+}
+
+TEST_CASE("lab level: time-weighted mean and quantile over the window only") {
+    level l{window{100, 300}};
+    l.set(0, 50);   // before the window: ignored
+    l.set(100, 1);  // 1 for 150 ns
+    l.set(250, 5);  // 5 for 50 ns
+    l.finish(300);
+    CHECK(l.mean() == doctest::Approx((1.0 * 150 + 5.0 * 50) / 200));
+    CHECK(l.quantile(0.5) == doctest::Approx(1));
+    CHECK(l.quantile(0.99) == doctest::Approx(5));
+}
+
+namespace {
+packet pkt(std::uint32_t flow, std::uint32_t bytes, ns_t born = 0) {
+    packet p;
+    p.flow = flow;
+    p.bytes = bytes;
+    p.born = born;
+    return p;
+}
+} // namespace
+
+TEST_CASE("lab qdisc: FIFO keeps arrival order") {
+    qdisc q{qdisc_kind::fifo};
+    q.enqueue(pkt(1, 100, 1));
+    q.enqueue(pkt(2, 100, 2));
+    q.enqueue(pkt(1, 100, 3));
+    CHECK(q.size() == 3);
+    CHECK(q.dequeue()->born == 1);
+    CHECK(q.dequeue()->born == 2);
+    CHECK(q.dequeue()->born == 3);
+    CHECK_FALSE(q.dequeue().has_value());
+}
+
+TEST_CASE("lab qdisc: fair queuing lets a sparse flow pass a backlogged one") {
+    qdisc q{qdisc_kind::fq, 1514};
+    for (int i = 0; i < 50; ++i) q.enqueue(pkt(0, 1514));
+    (void)q.dequeue(); // the bulk flow is now an old flow
+    q.enqueue(pkt(9, 66, 77));
+    const auto next = q.dequeue();
+    REQUIRE(next.has_value());
+    CHECK(next->flow == 9);
+    CHECK(next->born == 77);
+    // FIFO, for contrast, makes it wait behind all 49.
+    qdisc f{qdisc_kind::fifo};
+    for (int i = 0; i < 49; ++i) f.enqueue(pkt(0, 1514));
+    f.enqueue(pkt(9, 66));
+    for (int i = 0; i < 49; ++i) CHECK(f.dequeue()->flow == 0);
+    CHECK(f.dequeue()->flow == 9);
+}
+
+TEST_CASE("lab qdisc: two backlogged flows share bytes equally (deficit round robin)") {
+    qdisc q{qdisc_kind::fq, 1514};
+    for (int i = 0; i < 100; ++i) {
+        q.enqueue(pkt(1, 1514));
+        q.enqueue(pkt(2, 500));
+    }
+    std::uint64_t bytes[3] = {0, 0, 0};
+    for (int i = 0; i < 80; ++i) {
+        const auto p = q.dequeue();
+        REQUIRE(p.has_value());
+        bytes[p->flow] += p->bytes;
+    }
+    const double ratio = static_cast<double>(bytes[1]) / static_cast<double>(bytes[2]);
+    CHECK(ratio > 0.8);
+    CHECK(ratio < 1.25);
+}
+
+TEST_CASE("lab completion: per item, per poll and timed coalescing") {
+    completion_coalescer item{completion_mode::per_item};
+    CHECK(item.on_item(0, 2) == 1);
+    CHECK(item.on_poll_end(10) == 0);
+
+    completion_coalescer poll{completion_mode::per_poll};
+    for (int i = 0; i < 5; ++i) CHECK(poll.on_item(static_cast<ns_t>(i), 2) == 0);
+    CHECK(poll.pending() == 5);
+    CHECK(poll.on_poll_end(10) == 5);
+    CHECK(poll.pending() == 0);
+
+    completion_coalescer timed{completion_mode::timed, 100};
+    CHECK(timed.on_item(1000, 50) == 0);
+    CHECK(timed.on_item(1050, 50) == 0);
+    CHECK(timed.on_poll_end(1060) == 0); // window not over: kept across polls
+    CHECK(timed.on_item(1100, 50) == 3); // 100 ns after the first: flush
+    // More than the limit pending flushes at once (strictly greater, as veth v7).
+    CHECK(timed.on_item(2000, 2) == 0);
+    CHECK(timed.on_item(2001, 2) == 0);
+    CHECK(timed.on_item(2002, 2) == 3);
+    CHECK(timed.on_item(3000, 50) == 0);
+    CHECK(timed.on_poll_end(3100) == 1);
+}
+
+TEST_CASE("lab policies: the dql adapter is the library's dql on a 1 ms tick") {
+    auto p = make_dql(dql_params{});
+    sim_dql::config_type cfg{};
+    cfg.hold_time = std::chrono::milliseconds{1000};
+    sim_dql direct{cfg, sim_dql::time_point{}};
+    using tp = sim_dql::time_point;
+    // The same calls with the same (truncated) times give the same state.
+    ns_t t = 0;
+    for (int round = 0; round < 3000; ++round) {
+        for (int k = 0; k < 3; ++k) {
+            p->queued(1, t);
+            direct.on_queued(1, tp{std::chrono::milliseconds{t / 1'000'000}});
+        }
+        t += 700'000; // 0.7 ms
+        for (int k = 0; k < 3; ++k) {
+            p->completed(1, t);
+            direct.on_completed(1, tp{std::chrono::milliseconds{t / 1'000'000}});
+        }
+        CHECK(p->limit() == direct.limit());
+        CHECK(p->over_limit() == (direct.available() < 0));
+    }
+    CHECK(p->inflight() == 0);
+}
+
+TEST_CASE("lab policies: unlimited never stops; fixed stops once over its limit") {
+    unlimited_policy u;
+    for (int i = 0; i < 1000; ++i) u.queued(1, 0);
+    CHECK_FALSE(u.over_limit());
+    CHECK_FALSE(u.limit().has_value());
+    CHECK(u.inflight() == 1000);
+    fixed_policy f{8};
+    for (int i = 0; i < 8; ++i) {
+        f.queued(1, 0);
+        CHECK_FALSE(f.over_limit());
+    }
+    f.queued(1, 0); // the one-object overshoot DQL also allows
+    CHECK(f.over_limit());
+    f.completed(1, 0);
+    CHECK_FALSE(f.over_limit());
+    CHECK(f.limit() == 8U);
+}
+
+TEST_CASE("lab honesty checks: conservation and Little's law fail loudly") {
+    run_result ok = blank_result();
+    check_conservation(ok, "packets", 10, 7, 3);
+    check_little(ok, 10.0, 1000.0, 0.0102); // 10 vs 10.2: within 5%
+    CHECK(ok.failures.empty());
+    run_result bad = blank_result();
+    check_conservation(bad, "packets", 10, 7, 2);
+    check_little(bad, 10.0, 1000.0, 0.0120); // 10 vs 12
+    REQUIRE(bad.failures.size() == 2);
+    CHECK(bad.failures[0].find("conservation") != std::string::npos);
+    CHECK(bad.failures[1].find("Little") != std::string::npos);
+}
