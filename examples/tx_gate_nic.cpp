@@ -1,0 +1,33 @@
+// tx_gate in front of a (simulated) NIC TX ring: the driver posts packets and calls sent(); the
+// device completes in rounds and the driver calls completed(). The gate stops the queue when
+// DQL's limit is reached and wakes it when a completion makes room; DQL learns the limit.
+#include <cstdint>
+#include <iostream>
+
+#include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/limits/dql.hpp"
+
+struct nic_queue { // the driver's queue state: has stopped/stop/wake, so no specialization
+    bool xoff = false;
+    bool stopped() const noexcept { return xoff; }
+    void stop() noexcept { xoff = true; }
+    void wake() noexcept { xoff = false; } // a real driver would reschedule its qdisc here
+};
+
+int main() {
+    using clock = qlimits::manual_clock<std::chrono::milliseconds>; // simulated time
+    nic_queue q;
+    qlimits::tx_gate<qlimits::dql<clock>, nic_queue> gate({}, clock::now());
+    std::uint32_t posted = 0; // bytes on the ring not yet completed
+    for (int round = 0; round < 10; ++round) {
+        while (!q.stopped()) { // the stack hands packets until the gate stops the queue
+            gate.sent(q, 1500);
+            posted += 1500;
+        }
+        clock::advance(std::chrono::milliseconds(1)); // the device drains the ring...
+        gate.completed(q, posted, clock::now());     // ...and reports one completion round
+        posted = 0;
+        std::cout << "round " << round << ": limit " << gate.policy().limit() << " bytes\n";
+    }
+    return gate.stats().wakeups == 10 ? 0 : 1;
+}
