@@ -11,6 +11,7 @@ int replay_main(int argc, char** argv); // replay POLICY [-v] < trace
 int demo_main(int argc, char** argv);   // replay the bundled example trace through dql
 int list_main(int argc, char** argv);   // list scenarios, policies and parameters
 int run_main(int argc, char** argv);    // run SCENARIO|all through the simulator
+int pipeline_main(int argc, char** argv); // two real threads through qlimits::channel
 } // namespace lab
 
 /// The bundled example trace (bench/lab/traces/example.trace), embedded at build time.

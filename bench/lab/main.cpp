@@ -14,6 +14,8 @@ constexpr command commands[] = {
     {"list", lab::list_main, "list the scenarios, their policies and every parameter with its source"},
     {"run", lab::run_main,
      "run SCENARIO|all [--param=value ...] [--policy=a,b] [--json FILE] [--csv DIR] [--svg DIR]"},
+    {"pipeline", lab::pipeline_main,
+     "[--param=value ...] [--policy=a,b] [--json FILE]: two real threads through qlimits::channel"},
     {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
     {"replay", lab::replay_main,
      "replay POLICY [-v] < trace: print the state after each q/c (POLICY: dql, fixed, unlimited)"},

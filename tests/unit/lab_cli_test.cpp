@@ -189,7 +189,8 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
     }
     const auto out = std::filesystem::temp_directory_path() / "qlimits_lab_cli_test.out";
     for (const char* args : {"run veth-bql --bogus=1", "run veth-bql --ring=0",
-                             "run veth-bql --ring=x1", "run nope", "list extra"}) {
+                             "run veth-bql --ring=x1", "run nope", "list extra",
+                             "pipeline --ring=1", "pipeline --bogus=1", "pipeline --work-ns=abc"}) {
         const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
         const int status = std::system(cmd.c_str());
         INFO(args);

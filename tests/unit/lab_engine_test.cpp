@@ -208,21 +208,21 @@ TEST_CASE("lab policies: the dql adapter is the library's dql on a 1 ms tick") {
 }
 
 TEST_CASE("lab policies: unlimited never stops; fixed stops once over its limit") {
-    unlimited_policy u;
-    for (int i = 0; i < 1000; ++i) u.queued(1, 0);
-    CHECK_FALSE(u.over_limit());
-    CHECK_FALSE(u.limit().has_value());
-    CHECK(u.inflight() == 1000);
-    fixed_policy f{8};
+    auto u = make_unlimited();
+    for (int i = 0; i < 1000; ++i) u->queued(1, 0);
+    CHECK_FALSE(u->over_limit());
+    CHECK_FALSE(u->limit().has_value());
+    CHECK(u->inflight() == 1000);
+    auto f = make_fixed(8);
     for (int i = 0; i < 8; ++i) {
-        f.queued(1, 0);
-        CHECK_FALSE(f.over_limit());
+        f->queued(1, 0);
+        CHECK_FALSE(f->over_limit());
     }
-    f.queued(1, 0); // the one-object overshoot DQL also allows
-    CHECK(f.over_limit());
-    f.completed(1, 0);
-    CHECK_FALSE(f.over_limit());
-    CHECK(f.limit() == 8U);
+    f->queued(1, 0); // the one-object overshoot DQL also allows
+    CHECK(f->over_limit());
+    f->completed(1, 0);
+    CHECK_FALSE(f->over_limit());
+    CHECK(f->limit() == 8U);
 }
 
 TEST_CASE("lab honesty checks: conservation and Little's law fail loudly") {

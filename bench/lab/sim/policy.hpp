@@ -1,6 +1,6 @@
 // The limit policies a scenario compares, behind one small interface so a scenario runs any of
-// them. dql is the library's own qlimits::dql, driven with simulated time: the simulator never
-// re-implements a policy it measures.
+// them. Every one is the library's own (qlimits::dql, fixed_limit, unlimited), driven with
+// simulated time: the simulator never re-implements a policy it measures.
 #pragma once
 
 #include <chrono>
@@ -12,6 +12,7 @@
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
 
 namespace lab::sim {
 
@@ -31,14 +32,19 @@ public:
 };
 
 /// Any qlimits::limit_policy, fed simulated nanoseconds converted to the policy's own tick.
-template <qlimits::limit_policy P>
+/// HasLimit = false hides the limit of a policy that has none (qlimits::unlimited reports
+/// UINT32_MAX), so tables and plots show "no limit" rather than 4 billion.
+template <qlimits::limit_policy P, bool HasLimit = true>
 class library_policy final : public sim_policy {
 public:
     explicit library_policy(const typename P::config_type& cfg) : p_(cfg, to_tick(0)) {}
     void queued(std::uint32_t units, ns_t now) override { p_.on_queued(units, to_tick(now)); }
     void completed(std::uint32_t units, ns_t now) override { p_.on_completed(units, to_tick(now)); }
     [[nodiscard]] bool over_limit() const override { return p_.available() < 0; }
-    [[nodiscard]] std::optional<std::uint32_t> limit() const override { return p_.limit(); }
+    [[nodiscard]] std::optional<std::uint32_t> limit() const override {
+        if constexpr (HasLimit) return p_.limit();
+        return std::nullopt;
+    }
     [[nodiscard]] std::uint32_t inflight() const override { return p_.inflight(); }
     [[nodiscard]] const P& policy() const noexcept { return p_; }
 
@@ -72,34 +78,20 @@ inline std::unique_ptr<sim_policy> make_dql(const dql_params& p) {
 }
 
 /// No limit at all: only the ring's capacity stops the producer (the "BQL disabled" runs).
-class unlimited_policy final : public sim_policy {
-public:
-    void queued(std::uint32_t units, ns_t) override { queued_ += units; }
-    void completed(std::uint32_t units, ns_t) override { completed_ += units; }
-    [[nodiscard]] bool over_limit() const override { return false; }
-    [[nodiscard]] std::optional<std::uint32_t> limit() const override { return std::nullopt; }
-    [[nodiscard]] std::uint32_t inflight() const override { return queued_ - completed_; }
+/// The library's qlimits::unlimited, reported as having no limit.
+inline std::unique_ptr<sim_policy> make_unlimited() {
+    using P = qlimits::unlimited<qlimits::manual_clock<std::chrono::milliseconds>>;
+    return std::make_unique<library_policy<P, false>>(typename P::config_type{});
+}
 
-private:
-    std::uint32_t queued_ = 0, completed_ = 0;
-};
-
-/// A constant limit with DQL's stopping rule (stop once available = limit - inflight < 0), so
-/// it overshoots by the same one object a DQL producer does and the comparison is like for like.
-class fixed_policy final : public sim_policy {
-public:
-    explicit fixed_policy(std::uint32_t limit) : limit_(limit) {}
-    void queued(std::uint32_t units, ns_t) override { queued_ += units; }
-    void completed(std::uint32_t units, ns_t) override { completed_ += units; }
-    [[nodiscard]] bool over_limit() const override {
-        return static_cast<std::int64_t>(limit_) - static_cast<std::int64_t>(inflight()) < 0;
-    }
-    [[nodiscard]] std::optional<std::uint32_t> limit() const override { return limit_; }
-    [[nodiscard]] std::uint32_t inflight() const override { return queued_ - completed_; }
-
-private:
-    std::uint32_t limit_;
-    std::uint32_t queued_ = 0, completed_ = 0;
-};
+/// A constant limit: the library's qlimits::fixed_limit, which stops the producer on DQL's rule
+/// (available = limit - inflight < 0), so it overshoots by the same one object a DQL producer
+/// does and the comparison is like for like.
+inline std::unique_ptr<sim_policy> make_fixed(std::uint32_t limit) {
+    using P = qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>>;
+    typename P::config_type cfg{};
+    cfg.limit = limit;
+    return std::make_unique<library_policy<P>>(cfg);
+}
 
 } // namespace lab::sim

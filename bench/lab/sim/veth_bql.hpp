@@ -111,9 +111,9 @@ public:
         dp.hold_ms = static_cast<std::int64_t>(get("hold-ms"));
         const auto window_ns = static_cast<ns_t>(get("tx-usecs") * static_cast<double>(ns_per_us));
         if (policy == "none") {
-            policy_ = std::make_unique<unlimited_policy>();
+            policy_ = make_unlimited();
         } else if (policy == "fixed") {
-            policy_ = std::make_unique<fixed_policy>(static_cast<std::uint32_t>(get("fixed-limit")));
+            policy_ = make_fixed(static_cast<std::uint32_t>(get("fixed-limit")));
         } else {
             policy_ = make_dql(dp);
             if (policy == "dql-poll") coalescer_ = completion_coalescer{completion_mode::per_poll};

@@ -94,9 +94,9 @@ public:
         for (std::size_t q = 0; q < nq; ++q) {
             auto t = std::make_unique<txq>(kind_, w_);
             if (policy == "none")
-                t->pol = std::make_unique<unlimited_policy>();
+                t->pol = make_unlimited();
             else if (policy == "fixed")
-                t->pol = std::make_unique<fixed_policy>(static_cast<std::uint32_t>(get("fixed-limit")));
+                t->pol = make_fixed(static_cast<std::uint32_t>(get("fixed-limit")));
             else
                 t->pol = make_dql(dp);
             if (auto l = t->pol->limit()) t->limit.set(0, *l);

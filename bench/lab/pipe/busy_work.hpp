@@ -1,0 +1,44 @@
+// A calibrated busy loop: the pipeline's "per-item work" (parsing, filtering, an iptables walk)
+// as real CPU time rather than a sleep, so the consumer's cost behaves like a CPU cost does
+// (preemptible, cache-sensitive, counted as involuntary switches when the scheduler steps in).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace lab::pipe {
+
+class busy_work {
+public:
+    /// Measure how many loop iterations take a nanosecond on this machine, now.
+    busy_work() {
+        using clk = std::chrono::steady_clock;
+        std::uint64_t iters = 1 << 16;
+        for (;;) {
+            const auto t0 = clk::now();
+            spin(iters);
+            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clk::now() - t0).count();
+            if (ns > 20'000'000 || iters > (std::uint64_t{1} << 34)) {
+                per_ns_ = static_cast<double>(iters) / static_cast<double>(ns > 0 ? ns : 1);
+                return;
+            }
+            iters *= 2;
+        }
+    }
+    /// Burn about `ns` nanoseconds of CPU.
+    void run(double ns) const noexcept {
+        if (ns > 0) spin(static_cast<std::uint64_t>(ns * per_ns_));
+    }
+    [[nodiscard]] double iterations_per_ns() const noexcept { return per_ns_; }
+
+private:
+    static void spin(std::uint64_t n) noexcept {
+        // A dependent chain the compiler cannot fold away; the asm keeps the result "used".
+        std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+        for (std::uint64_t i = 0; i < n; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        asm volatile("" : : "r"(x));
+    }
+    double per_ns_ = 1.0;
+};
+
+} // namespace lab::pipe
