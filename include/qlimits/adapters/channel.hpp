@@ -25,19 +25,25 @@
 //
 // The handshakes. Each sleep/wake decision is a store-buffering (Dekker) pattern, closed with a
 // seq_cst fence on both sides, as in tx_gate:
-//   producer stops (limit):   store state=stopped  -> F1 -> re-read available()
-//   consumer completes:       on_completed / pop   -> F3 -> read producer state, wake if room
-//   producer waits (full):    store state=waiting  -> F1 -> retry the push
-//   consumer sleeps (empty):  store asleep         -> F4 -> retry the pop
-//   producer after a push:    push                 -> F2 -> read asleep, wake the consumer
-//   close():                  store closed         -> F5 -> read both states, wake both
-// Costs: F2 runs once per send (or once per batch with more = true); F3 once per receive (or
-// once per batch); F1 and F4 only on the way to sleep.
+//   producer stops (limit):   store state=stopped   -> F1 -> re-read available()
+//   producer waits (full):    store state=waiting   -> F1 -> retry the push
+//   consumer finds it empty:  completions and pops  -> F3 -> read producer state, wake if due
+//   consumer sleeps (empty):  store asleep          -> F4 -> retry the pop (F3 again)
+//   producer after a push:    push and count        -> F2 -> read asleep, wake the consumer
+//   close():                  store closed          -> F5 -> read both states, wake both
+// After each successful take the consumer also reads the producer's state without a fence and
+// wakes it early if due; the fenced decision F3 is taken when the ring runs empty, which it
+// must, since a stopped producer adds nothing. The producer has no such point of its own: it
+// may go idle right after a send, so F2 runs on every send, unless the caller says more items
+// follow (more = true; the kernel's xmit_more) and flushes at the end of the burst.
+// Costs: one full fence per send (or per burst with more = true), none per receive while the
+// ring is not empty; F1 and F4 only on the way to sleep.
 //
 // Accounting order. The producer pushes first and counts (on_queued) second, so a ring that
 // refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
-// not counted yet; it then waits the few instructions until the producer has counted them, so
-// a completion never exceeds what is in flight.
+// not counted yet; it reports only what has been counted and owes the rest to its next call
+// (a receive, or the re-check before it sleeps), so a completion never exceeds what is in
+// flight and the consumer never waits for the producer.
 //
 // Time: the policy's on_completed(n, now) gets Clock::now(), read once per completion (so once
 // per batch with completion::per_batch); not read at all for policies with `uses_time = false`.
@@ -188,7 +194,7 @@ public:
             return send_status::ring_full;
         }
         (void)policy_.on_queued(units); // cannot refuse: units <= max_object
-        // Release: pairs with the acquire in complete(); a consumer that sees this count also
+        // Release: pairs with the acquire in settle(); a consumer that sees this count also
         // sees the policy's counters updated by on_queued().
         p_.queued.store(p_.queued.load(std::memory_order_relaxed) + units,
                         std::memory_order_release);
@@ -216,8 +222,8 @@ public:
                 // Announce the wait, then retry once: the consumer may have freed a slot after
                 // our push failed and before it could see us waiting.
                 f_.producer_state.store(waiting_for_room, std::memory_order_relaxed);
-                // F1. Pairs with F3 in after_consume(): either the consumer sees us waiting and
-                // wakes us after its pop, or this retry sees the slot that pop freed.
+                // F1. Pairs with F3 in on_empty(): either the consumer sees us waiting and wakes
+                // us, or this retry sees the slot its pop freed.
                 std::atomic_thread_fence(std::memory_order_seq_cst);
                 r = try_send(std::move(item));
                 if (r == send_status::ring_full) {
@@ -233,7 +239,7 @@ public:
                 // seen here (pairs with F5), before that it sees our state and wakes us.
                 if (f_.closed.load(std::memory_order_relaxed) != 0) return send_status::closed;
                 bump(p_.waits);
-                // Acquire: pairs with the acq_rel exchange in after_consume() or close().
+                // Acquire: pairs with the acq_rel exchange in wake_producer() or close().
                 f_.producer_state.wait(stopped_by_limit, std::memory_order_acquire);
                 continue;
             }
@@ -272,9 +278,13 @@ public:
 
     /// Take one item if there is one, completing it at once (per item).
     [[nodiscard]] bool try_receive(value_type& out) noexcept {
-        if (!traits::try_pop(*f_.ring, out)) return false;
-        complete(units_of<Ring>(out));
-        after_consume();
+        if (!traits::try_pop(*f_.ring, out)) {
+            on_empty();
+            return false;
+        }
+        c_.owed += units_of<Ring>(out);
+        (void)settle();
+        wake_producer();
         return true;
     }
     /// Take one item, sleeping while the ring is empty. False only when closed and empty.
@@ -291,25 +301,21 @@ public:
     [[nodiscard]] std::size_t try_receive_batch(std::span<value_type> out,
                                                 completion mode = completion::per_batch) noexcept {
         std::size_t n = 0;
-        std::uint32_t batch_units = 0;
         for (; n < out.size(); ++n) {
             if (!traits::try_pop(*f_.ring, out[n])) break;
             const std::uint32_t units = units_of<Ring>(out[n]);
-            if (mode == completion::per_item) {
-                complete(units);
-                continue;
-            }
             // A batch is one completion unless its units would leave the range a policy's
             // 32-bit counters can compare (2^31); then it is reported in parts.
-            if (batch_units + std::uint64_t{units} >= 0x8000'0000U) {
-                complete(batch_units);
-                batch_units = 0;
-            }
-            batch_units += units;
+            if (mode == completion::per_item || std::uint64_t{c_.owed} + units >= 0x8000'0000U)
+                (void)settle();
+            c_.owed += units;
         }
-        if (n == 0) return 0;
-        complete(batch_units);
-        after_consume();
+        if (n == 0) {
+            on_empty();
+            return 0;
+        }
+        (void)settle();
+        wake_producer();
         return n;
     }
     /// As try_receive_batch(), sleeping while the ring is empty. Returns at least 1, or 0 when
@@ -391,8 +397,8 @@ private:
             f_.producer_state.store(stopped_by_limit, std::memory_order_relaxed);
             bump(p_.stops);
         }
-        // F1. Pairs with F3 in after_consume(): either the consumer sees the stop and wakes us
-        // once it has made room, or we see that room now.
+        // F1. Pairs with F3 in on_empty(): either the consumer sees the stop and wakes us once
+        // it has made room, or we see that room now.
         std::atomic_thread_fence(std::memory_order_seq_cst);
         if (policy_.available() < 0) return false;
         // Room appeared between the first look and the stop; whoever cleared it, go on.
@@ -423,31 +429,47 @@ private:
         }
     }
 
-    // Report `units` taken by the consumer.
-    void complete(std::uint32_t units) noexcept {
-        if (units == 0) return; // nothing to report, as netdev_tx_completed_queue
+    // Report what the consumer took: everything owed that the producer has counted by now.
+    // Returns whether anything was reported. The producer pushes first and counts second, so the
+    // consumer may hold an item whose units are not counted yet (see the file comment); those
+    // stay owed until a later call instead of making the consumer wait for the producer.
+    bool settle() noexcept {
+        std::uint32_t units = c_.owed;
+        if (units == 0) return false;
         if (c_.queued_seen - c_.completed < units) [[unlikely]] {
-            // The producer pushed these units but has not counted them yet (see the file
-            // comment); it is a few instructions from doing so and never blocks in between.
-            for (;;) {
-                // Acquire: pairs with the release in try_send(); the policy's counters from
-                // on_queued() are then visible to on_completed().
-                c_.queued_seen = p_.queued.load(std::memory_order_acquire);
-                if (c_.queued_seen - c_.completed >= units) break;
-                std::this_thread::yield();
-            }
+            // Acquire: pairs with the release in try_send(); the policy's counters from
+            // on_queued() are then visible to on_completed().
+            c_.queued_seen = p_.queued.load(std::memory_order_acquire);
+            const std::uint32_t counted = c_.queued_seen - c_.completed;
+            if (counted < units) units = counted;
+            if (units == 0) return false;
         }
         time_point now{};
         if constexpr (detail::policy_uses_time<Policy>) now = Clock::now();
-        if (policy_.on_completed(units, now)) [[likely]]
-            c_.completed += units;
+        if (!policy_.on_completed(units, now)) [[unlikely]]
+            return false;
+        c_.completed += units;
+        c_.owed -= units;
+        return true;
     }
 
-    // After the consumer took something: wake the producer if that is what it waits for.
-    void after_consume() noexcept {
-        // F3. Pairs with F1 (admit() and send()): either the producer's re-check sees our
-        // completion or pop, or we see its state here.
+    // The ring looked empty: the producer has run out of items, or it is stopped or waiting and
+    // everything it sent has been taken. Report what is owed, then decide about waking it with
+    // a fence, so the decision cannot be lost.
+    void on_empty() noexcept {
+        (void)settle();
+        // F3. Pairs with F1 (admit() and send()): either the producer's re-check after its
+        // fence sees our completions and pops, or we see its state here.
         std::atomic_thread_fence(std::memory_order_seq_cst);
+        wake_producer();
+    }
+
+    // Wake the producer if it is stopped or waiting and what it waits for has happened. After a
+    // successful take this runs without a fence (one per item would cost a full barrier on the
+    // hot path): the load may miss a state stored an instant ago, but a stopped producer sends
+    // nothing more, so the ring runs empty and on_empty() decides again behind F3. In practice
+    // the store is visible long before that (the producer fences right after storing it).
+    void wake_producer() noexcept {
         const std::uint32_t s = f_.producer_state.load(std::memory_order_relaxed);
         if (s == running) [[likely]]
             return;
@@ -515,6 +537,7 @@ private:
     };
     // Written by the consumer only.
     struct alignas(cache_line_size) consumer_line {
+        std::uint32_t owed = 0;        // units taken but not yet reported
         std::uint32_t completed = 0;   // units completed, mod 2^32
         std::uint32_t queued_seen = 0; // last reading of producer_line::queued
         std::atomic<std::uint64_t> producer_wakeups{0};
