@@ -2,7 +2,10 @@
 // qlimits/qlimits.hpp: everything public, in one include.
 #pragma once
 
+#include "qlimits/adapters/channel.hpp"
 #include "qlimits/adapters/moderation.hpp"
+#include "qlimits/adapters/ring_traits.hpp"
+#include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
@@ -13,4 +16,5 @@
 #include "qlimits/dim/stats.hpp"
 #include "qlimits/dim/tuner.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
 #include "qlimits/version.hpp"
