@@ -38,10 +38,12 @@ struct jvalue {
     double num = 0;
     std::string str;
     std::vector<jvalue> items;
-    std::vector<std::pair<std::string, jvalue>> members;
+    // Keys and values side by side: std::pair of an incomplete type is not allowed.
+    std::vector<std::string> keys;
+    std::vector<jvalue> values;
     [[nodiscard]] const jvalue* at(const std::string& k) const {
-        for (const auto& m : members)
-            if (m.first == k) return &m.second;
+        for (std::size_t n = 0; n < keys.size(); ++n)
+            if (keys[n] == k) return &values[n];
         return nullptr;
     }
 };
@@ -82,7 +84,8 @@ struct jparser {
                 if (s[i++] != ':') return false;
                 jvalue m;
                 if (!value(m)) return false;
-                v.members.emplace_back(k, std::move(m));
+                v.keys.push_back(k);
+                v.values.push_back(std::move(m));
                 ws();
                 if (s[i] == ',') { ++i; continue; }
                 if (s[i] == '}') return ++i, true;
