@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
 #include "qlimits/testing/trace.hpp"
 
 namespace lab {
@@ -61,7 +62,12 @@ int replay_main(int argc, char** argv) {
     const std::string text = read_all(stdin);
     if (std::strcmp(policy, "dql") == 0) return replay_text<qlimits::dql<tick_clock>>(text, verbose);
     if (std::strcmp(policy, "dim") == 0) return replay_dim_text(text);
-    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim)\n", policy);
+    if (std::strcmp(policy, "fixed") == 0)
+        return replay_text<qlimits::fixed_limit<tick_clock>>(text, verbose);
+    if (std::strcmp(policy, "unlimited") == 0)
+        return replay_text<qlimits::unlimited<tick_clock>>(text, verbose);
+    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited)\n",
+                 policy);
     return exit_usage;
 }
 
