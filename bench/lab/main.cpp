@@ -18,7 +18,7 @@ constexpr command commands[] = {
      "[--param=value ...] [--policy=a,b] [--json FILE]: two real threads through qlimits::channel"},
     {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
     {"replay", lab::replay_main,
-     "replay POLICY [-v] < trace: print the state after each q/c (POLICY: dql, fixed, unlimited)"},
+     "replay POLICY [-v] < trace: state after each directive (POLICY: dql, fixed, unlimited, dim)"},
 };
 
 void usage(std::FILE* to) {
