@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The policy lab in one command: installs what it needs, builds (Release) and runs
-# `qlimits-lab` with the given arguments (default: the demo trace replay).
-#   bash scripts/lab.sh                 # default run
+# `qlimits-lab` with the given arguments (default: `run all`, every scenario and policy,
+# plots written to ./lab-out/).
+#   bash scripts/lab.sh                          # qlimits-lab run all
+#   bash scripts/lab.sh run veth-bql --nrules=0  # one scenario, one parameter changed
 #   bash scripts/lab.sh replay dql < my.trace
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,5 +12,5 @@ qlimits_install_deps cmake make g++ libbenchmark-dev
 build="$root/build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQLIMITS_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target qlimits-lab -j"$(nproc)" >/dev/null
-[ $# -eq 0 ] && set -- demo
+[ $# -eq 0 ] && set -- run all
 exec "$build/bench/qlimits-lab" "$@"
