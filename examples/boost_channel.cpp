@@ -23,12 +23,14 @@ int main() {
     qlimits::channel<ring_t, qlimits::fixed_limit<>> ch(ring, {.limit = 16 * 1500}); // 24 KB
     constexpr int n = 200'000;
     std::thread producer([&] {
-        for (int i = 0; i < n; ++i) (void)ch.send(packet{64 + static_cast<std::uint32_t>(i % 1437)});
+        for (int i = 0; i < n; ++i)
+            (void)ch.send(packet{64 + static_cast<std::uint32_t>(i % 1437)});
         ch.close();
     });
     packet p;
     std::uint64_t bytes = 0;
-    while (ch.receive(p)) bytes += p.len; // one completion per packet
+    while (ch.receive(p))
+        bytes += p.len; // one completion per packet
     producer.join();
     const auto s = ch.stats();
     std::cout << bytes << " bytes, " << s.stops << " stops at " << s.limit << " bytes in flight\n";

@@ -29,7 +29,8 @@ int main() {
     int v = 0, expect = 0;
     while (expect < 100'000)
         if (ch.receive(v, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)))
-            if (v != expect++) return 1; // in order, exactly once
+            if (v != expect++)
+                return 1; // in order, exactly once
     producer.join();
     std::cout << "limit " << ch.limit() << ", inflight " << ch.inflight() << '\n';
     return 0;

@@ -25,7 +25,7 @@ int main() {
             posted += 1500;
         }
         clock::advance(std::chrono::milliseconds(1)); // the device drains the ring...
-        gate.completed(q, posted, clock::now());     // ...and reports one completion round
+        gate.completed(q, posted, clock::now());      // ...and reports one completion round
         posted = 0;
         std::cout << "round " << round << ": limit " << gate.policy().limit() << " bytes\n";
     }

@@ -36,7 +36,8 @@ constexpr std::uint64_t items_per_run = 1U << 20;
 template <class F>
 void spin_until(F&& done) {
     for (unsigned k = 0; !done(); ++k)
-        if (k >= 64) std::this_thread::yield();
+        if (k >= 64)
+            std::this_thread::yield();
 }
 
 // With QLIMITS_BENCH_PIN set, keep the two threads on CPUs 0 and 1, as rigtorp's benchmarks
@@ -65,10 +66,9 @@ void transfer(benchmark::State& st, Produce produce, Consume consume) {
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
                          static_cast<std::int64_t>(items_per_run));
     // Seconds per item (shown in ns): unlike items/s, its minimum over repetitions is the best.
-    st.counters["per_item"] =
-        benchmark::Counter(static_cast<double>(items_per_run),
-                           benchmark::Counter::kIsIterationInvariantRate |
-                               benchmark::Counter::kInvert);
+    st.counters["per_item"] = benchmark::Counter(static_cast<double>(items_per_run),
+                                                 benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
 }
 
 void bm_channel_raw_ring(benchmark::State& st) {
@@ -124,8 +124,7 @@ void bm_channel_batched(benchmark::State& st, const typename Policy::config_type
         [&] {
             for (item i = 0; i < items_per_run; ++i) {
                 const bool more = (i + 1) % 32 != 0;
-                spin_until(
-                    [&] { return ch->try_send(item{i}, more) == qlimits::send_status::ok; });
+                spin_until([&] { return ch->try_send(item{i}, more) == qlimits::send_status::ok; });
             }
             ch->flush();
         },
@@ -137,7 +136,8 @@ void bm_channel_batched(benchmark::State& st, const typename Policy::config_type
                 spin_until([&] {
                     return (n = ch->try_receive_batch(buf, qlimits::completion::per_batch)) != 0;
                 });
-                for (std::size_t j = 0; j < n; ++j) sum += buf[j];
+                for (std::size_t j = 0; j < n; ++j)
+                    sum += buf[j];
                 k += n;
             }
             return sum;
@@ -153,7 +153,8 @@ void bm_channel_blocking(benchmark::State& st, const typename Policy::config_typ
     transfer(
         st,
         [&] {
-            for (item i = 0; i < items_per_run; ++i) (void)ch->send(item{i});
+            for (item i = 0; i < items_per_run; ++i)
+                (void)ch->send(item{i});
         },
         [&] {
             item sum = 0, v = 0;
@@ -180,7 +181,9 @@ void bm_channel_dql_per_item(benchmark::State& st) {
 void bm_channel_unlimited_batched(benchmark::State& st) {
     bm_channel_batched<unlimited>(st, {});
 }
-void bm_channel_dql_batched(benchmark::State& st) { bm_channel_batched<dql>(st, dql_never_bites); }
+void bm_channel_dql_batched(benchmark::State& st) {
+    bm_channel_batched<dql>(st, dql_never_bites);
+}
 void bm_channel_unlimited_blocking(benchmark::State& st) {
     bm_channel_blocking<unlimited>(st, {});
 }
@@ -191,7 +194,8 @@ void bm_channel_1thread_raw_ring(benchmark::State& st) {
     auto ring = std::make_unique<ring_t>();
     item sum = 0, v = 0;
     for (auto _ : st) {
-        for (item i = 0; i < 64; ++i) (void)ring->try_push(item{i});
+        for (item i = 0; i < 64; ++i)
+            (void)ring->try_push(item{i});
         for (int i = 0; i < 64; ++i) {
             (void)ring->try_pop(v);
             sum += v;
@@ -206,7 +210,8 @@ void bm_channel_1thread(benchmark::State& st, const typename Policy::config_type
     auto ch = std::make_unique<qlimits::channel<ring_t, Policy>>(*ring, cfg);
     item sum = 0, v = 0;
     for (auto _ : st) {
-        for (item i = 0; i < 64; ++i) (void)ch->try_send(item{i});
+        for (item i = 0; i < 64; ++i)
+            (void)ch->try_send(item{i});
         for (int i = 0; i < 64; ++i) {
             (void)ch->try_receive(v);
             sum += v;
@@ -215,20 +220,23 @@ void bm_channel_1thread(benchmark::State& st, const typename Policy::config_type
     benchmark::DoNotOptimize(sum);
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
 }
-void bm_channel_1thread_unlimited(benchmark::State& st) { bm_channel_1thread<unlimited>(st, {}); }
-void bm_channel_1thread_dql(benchmark::State& st) { bm_channel_1thread<dql>(st, dql_never_bites); }
+void bm_channel_1thread_unlimited(benchmark::State& st) {
+    bm_channel_1thread<unlimited>(st, {});
+}
+void bm_channel_1thread_dql(benchmark::State& st) {
+    bm_channel_1thread<dql>(st, dql_never_bites);
+}
 } // namespace
 
 // "best": the fastest repetition (read its time and per_item; its items_per_second column is
 // the minimum rate, not the best). On a shared machine the median measures the neighbours too.
-#define QLIMITS_CHANNEL_BENCH(fn)                                                                \
-    BENCHMARK(fn)                                                                                \
-        ->UseRealTime()                                                                          \
-        ->Unit(benchmark::kMillisecond)                                                          \
-        ->ComputeStatistics("best",                                                              \
-                            [](const std::vector<double>& v) {                                   \
-                                return *std::min_element(v.begin(), v.end());                    \
-                            })
+#define QLIMITS_CHANNEL_BENCH(fn)                                                                  \
+    BENCHMARK(fn)                                                                                  \
+        ->UseRealTime()                                                                            \
+        ->Unit(benchmark::kMillisecond)                                                            \
+        ->ComputeStatistics("best", [](const std::vector<double>& v) {                             \
+            return *std::min_element(v.begin(), v.end());                                          \
+        })
 QLIMITS_CHANNEL_BENCH(bm_channel_raw_ring);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item);

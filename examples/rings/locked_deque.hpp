@@ -26,13 +26,15 @@ struct qlimits::ring_traits<rings::locked_deque<T>> {
     // (std::terminate through noexcept), which is what an example ring can afford.
     static bool try_push(rings::locked_deque<T>& r, T&& v) noexcept {
         const std::lock_guard lock(r.mutex);
-        if (r.items.size() >= r.capacity) return false;
+        if (r.items.size() >= r.capacity)
+            return false;
         r.items.push_back(std::move(v));
         return true;
     }
     static bool try_pop(rings::locked_deque<T>& r, T& out) noexcept {
         const std::lock_guard lock(r.mutex);
-        if (r.items.empty()) return false;
+        if (r.items.empty())
+            return false;
         out = std::move(r.items.front());
         r.items.pop_front();
         return true;

@@ -16,7 +16,8 @@ namespace rings {
 template <class T, std::size_t Capacity>
 class spsc_ring {
     static_assert(Capacity >= 2 && (Capacity & (Capacity - 1)) == 0, "a power of two");
-    static_assert(std::is_nothrow_move_assignable_v<T> && std::is_nothrow_default_constructible_v<T>);
+    static_assert(std::is_nothrow_move_assignable_v<T> &&
+                  std::is_nothrow_default_constructible_v<T>);
 
 public:
     using value_type = T;
@@ -26,7 +27,8 @@ public:
         const std::size_t head = head_.load(std::memory_order_relaxed);
         if (head - tail_seen_ == Capacity) {
             tail_seen_ = tail_.load(std::memory_order_acquire); // pairs with try_pop's release
-            if (head - tail_seen_ == Capacity) return false;
+            if (head - tail_seen_ == Capacity)
+                return false;
         }
         slots_[head % Capacity] = std::move(v);
         head_.store(head + 1, std::memory_order_release); // publishes the slot to try_pop
@@ -37,7 +39,8 @@ public:
         const std::size_t tail = tail_.load(std::memory_order_relaxed);
         if (tail == head_seen_) {
             head_seen_ = head_.load(std::memory_order_acquire); // pairs with try_push's release
-            if (tail == head_seen_) return false;
+            if (tail == head_seen_)
+                return false;
         }
         out = std::move(slots_[tail % Capacity]);
         tail_.store(tail + 1, std::memory_order_release); // hands the slot back to try_push

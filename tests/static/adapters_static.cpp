@@ -76,7 +76,7 @@ static_assert(!adaptable_ring<nic_without_wake>);
 static_assert(!adaptable_ring<nic_throwing_stop>);
 static_assert(!adaptable_ring<nic_int_stopped>);
 static_assert(!adaptable_ring<never_specialized_nic>); // data only, and no specialization
-static_assert(!channel_ring<nic>);          // a stop flag is not a transfer ring
+static_assert(!channel_ring<nic>);                     // a stop flag is not a transfer ring
 
 // ---- transfer rings (channel) ----------------------------------------------------------------
 struct pipe {
@@ -159,8 +159,8 @@ using gate = qlimits::tx_gate<qlimits::dql<>, nic>;
 using chan = qlimits::channel<rings::spsc_ring<int, 8>, qlimits::dql<>>;
 static_assert(noexcept(std::declval<gate&>().sent(std::declval<nic&>(), 1U)));
 static_assert(noexcept(std::declval<gate&>().sent(std::declval<nic&>(), 1U, true)));
-static_assert(
-    noexcept(std::declval<gate&>().completed(std::declval<nic&>(), 1U, std::declval<gate::time_point>())));
+static_assert(noexcept(std::declval<gate&>().completed(std::declval<nic&>(), 1U,
+                                                       std::declval<gate::time_point>())));
 static_assert(noexcept(std::declval<chan&>().try_send(1)));
 static_assert(noexcept(std::declval<chan&>().send(1)));
 static_assert(noexcept(std::declval<chan&>().try_receive(std::declval<int&>())));

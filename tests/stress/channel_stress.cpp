@@ -87,8 +87,10 @@ auto run(Ring& ring, const typename Policy::config_type& cfg, const plan& p) {
                 while ((r = ch.send(std::move(pk), soon())) == send_status::timeout) {
                 }
             }
-            if (r != send_status::ok) return; // closed by the watchdog
-            if (ch.inflight() > p.bound) bound_errors.fetch_add(1, std::memory_order_relaxed);
+            if (r != send_status::ok)
+                return; // closed by the watchdog
+            if (ch.inflight() > p.bound)
+                bound_errors.fetch_add(1, std::memory_order_relaxed);
             if (p.pause_every != 0 && seq % p.pause_every == p.pause_every - 1)
                 std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
@@ -96,7 +98,8 @@ auto run(Ring& ring, const typename Policy::config_type& cfg, const plan& p) {
 
     std::uint64_t expect = 0;
     const auto check = [&](const packet& pk) {
-        if (pk.seq != expect || pk.bytes != stress::bytes_for(expect)) ++out.order_errors;
+        if (pk.seq != expect || pk.bytes != stress::bytes_for(expect))
+            ++out.order_errors;
         expect = pk.seq + 1;
         ++out.received;
     };
@@ -104,11 +107,14 @@ auto run(Ring& ring, const typename Policy::config_type& cfg, const plan& p) {
     while (out.received < p.items) {
         if (p.consumer == consumer_style::batch) {
             const std::size_t n = ch.receive_batch(std::span<packet>(buf), p.mode);
-            if (n == 0) break;
-            for (std::size_t i = 0; i < n; ++i) check(buf[i]);
+            if (n == 0)
+                break;
+            for (std::size_t i = 0; i < n; ++i)
+                check(buf[i]);
         } else if (p.consumer == consumer_style::single) {
             packet pk;
-            if (!ch.receive(pk)) break;
+            if (!ch.receive(pk))
+                break;
             check(pk);
         } else {
             packet pk;
@@ -135,9 +141,8 @@ void check_outcome(const Outcome& o, const plan& p) {
     CHECK(o.bound_errors == 0);
     CHECK(o.final_inflight == 0);
     MESSAGE("items " << p.items << ", stops " << o.stats.stops << ", producer waits "
-                     << o.stats.producer_waits << ", producer wake-ups "
-                     << o.stats.producer_wakeups << ", consumer sleeps "
-                     << o.stats.consumer_sleeps << ", consumer wake-ups "
+                     << o.stats.producer_waits << ", producer wake-ups " << o.stats.producer_wakeups
+                     << ", consumer sleeps " << o.stats.consumer_sleeps << ", consumer wake-ups "
                      << o.stats.consumer_wakeups << ", ring full " << o.stats.ring_full);
 }
 
@@ -149,7 +154,8 @@ TEST_CASE("channel: tiny fixed limit (one packet in flight), per-item completion
     p.items = stress::share(40);
     p.bound = 1 + stress::max_packet;
     auto ring = std::make_unique<rings::spsc_ring<packet, 64>>();
-    const auto o = run<rings::spsc_ring<packet, 64>, qlimits::fixed_limit<>>(*ring, {.limit = 1}, p);
+    const auto o =
+        run<rings::spsc_ring<packet, 64>, qlimits::fixed_limit<>>(*ring, {.limit = 1}, p);
     check_outcome(o, p);
     CHECK(o.stats.stops > 0);
 }

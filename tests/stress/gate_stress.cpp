@@ -25,11 +25,14 @@ using stress::packet;
 // The queue-stopped flag of a NIC TX queue. wake() is idempotent and wakes a waiting producer.
 struct nic_queue {
     std::atomic<std::uint32_t> xoff{0};
-    [[nodiscard]] bool stopped() const noexcept { return xoff.load(std::memory_order_relaxed) != 0; }
+    [[nodiscard]] bool stopped() const noexcept {
+        return xoff.load(std::memory_order_relaxed) != 0;
+    }
     void stop() noexcept { xoff.store(1, std::memory_order_relaxed); }
     void wake() noexcept {
         // Release: pairs with the acquire wait in the producer, which then sees the completion.
-        if (xoff.exchange(0, std::memory_order_release) != 0) xoff.notify_one();
+        if (xoff.exchange(0, std::memory_order_release) != 0)
+            xoff.notify_one();
     }
 };
 
@@ -62,8 +65,7 @@ gate_outcome run_gate(std::uint64_t items, std::uint64_t batch) {
         std::vector<packet> pending; // posted but not yet made visible (before the doorbell)
         pending.reserve(batch);
         std::uint64_t pending_bytes = 0;
-        for (std::uint64_t seq = 0; seq < items && !abort.load(std::memory_order_relaxed);
-             ++seq) {
+        for (std::uint64_t seq = 0; seq < items && !abort.load(std::memory_order_relaxed); ++seq) {
             // The stack does not hand a stopped queue anything. Acquire: pairs with wake().
             while (nic.xoff.load(std::memory_order_acquire) != 0 && !abort.load())
                 nic.xoff.wait(1, std::memory_order_acquire);
@@ -76,9 +78,11 @@ gate_outcome run_gate(std::uint64_t items, std::uint64_t batch) {
             pending_bytes += bytes;
             if (gate.policy().inflight() > max_limit + pending_bytes)
                 bound_errors.fetch_add(1, std::memory_order_relaxed);
-            if (!doorbell) continue;
+            if (!doorbell)
+                continue;
             for (auto& d : pending)
-                while (!descriptors->try_push(std::move(d))) std::this_thread::yield();
+                while (!descriptors->try_push(std::move(d)))
+                    std::this_thread::yield();
             pending.clear();
             pending_bytes = 0;
         }
@@ -93,7 +97,8 @@ gate_outcome run_gate(std::uint64_t items, std::uint64_t batch) {
         std::uint32_t bytes = 0;
         packet d;
         while (got < want && descriptors->try_pop(d)) {
-            if (d.seq != out.completed || d.bytes != stress::bytes_for(d.seq)) ++out.order_errors;
+            if (d.seq != out.completed || d.bytes != stress::bytes_for(d.seq))
+                ++out.order_errors;
             ++out.completed;
             ++got;
             bytes += d.bytes;
@@ -118,9 +123,8 @@ void check_gate(const gate_outcome& o, std::uint64_t items) {
     CHECK(o.order_errors == 0);
     CHECK(o.bound_errors == 0);
     CHECK(o.stats.policy.inflight == 0);
-    MESSAGE("items " << items << ", stops " << o.stats.stops << ", restarts "
-                     << o.stats.restarts << ", wake-ups " << o.stats.wakeups << ", limit "
-                     << o.stats.policy.limit);
+    MESSAGE("items " << items << ", stops " << o.stats.stops << ", restarts " << o.stats.restarts
+                     << ", wake-ups " << o.stats.wakeups << ", limit " << o.stats.policy.limit);
 }
 } // namespace
 

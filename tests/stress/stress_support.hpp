@@ -41,13 +41,15 @@ constexpr std::uint32_t bytes_for(std::uint64_t seq) noexcept {
 template <class Stuck, class Rescue>
 class watchdog {
 public:
-    watchdog(Stuck stuck, Rescue rescue) : stuck_(stuck), rescue_(rescue), thread_([this] { run(); }) {}
+    watchdog(Stuck stuck, Rescue rescue)
+        : stuck_(stuck), rescue_(rescue), thread_([this] { run(); }) {}
     watchdog(const watchdog&) = delete;
     watchdog& operator=(const watchdog&) = delete;
     ~watchdog() { stop(); }
     void stop() {
         done_.store(true);
-        if (thread_.joinable()) thread_.join();
+        if (thread_.joinable())
+            thread_.join();
     }
     [[nodiscard]] bool fired() const noexcept { return fired_.load(); }
 

@@ -12,10 +12,10 @@
 
 #include "../../examples/rings/locked_deque.hpp"
 #include "../../examples/rings/spsc_ring.hpp"
+#include "contract_probe.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
-#include "contract_probe.hpp"
 #if QLIMITS_HAVE_BOOST_LOCKFREE
 #include "../../examples/rings/boost_ring.hpp"
 #endif
@@ -91,7 +91,8 @@ TEST_CASE("channel: try_send says why it refused") {
     REQUIRE(ch.try_receive(p));
     CHECK(p.seq == 1);
     CHECK_FALSE(ch.stopped()); // 600 in flight: room again, the completion woke the producer
-    for (std::uint64_t i = 3; i < 10; ++i) CHECK(ch.try_send(packet{i, 0}) == send_status::ok);
+    for (std::uint64_t i = 3; i < 10; ++i)
+        CHECK(ch.try_send(packet{i, 0}) == send_status::ok);
     CHECK(ch.try_send(packet{10, 0}) == send_status::ring_full); // 8 slots taken
     const auto s = ch.stats();
     CHECK(s.stops == 1);
@@ -149,7 +150,8 @@ TEST_CASE("channel: zero-size items are delivered, count nothing, and wait like 
 TEST_CASE("channel: completions per item or once per batch, as the consumer chooses") {
     rings::spsc_ring<int, 16> ring;
     qlimits::channel<rings::spsc_ring<int, 16>, recording_policy> ch(ring);
-    for (int i = 0; i < 10; ++i) CHECK(ch.try_send(int{i}) == send_status::ok);
+    for (int i = 0; i < 10; ++i)
+        CHECK(ch.try_send(int{i}) == send_status::ok);
     std::array<int, 4> buf{};
     CHECK(ch.try_receive_batch(buf, qlimits::completion::per_batch) == 4);
     CHECK(ch.policy().completions == 1);
@@ -249,7 +251,9 @@ TEST_CASE("channel: close wakes a producer stopped by the limit") {
 TEST_CASE("channel: deadlines give up with timeout or false") {
     byte_ring ring;
     byte_channel ch(ring, {.limit = 0});
-    const auto soon = [] { return std::chrono::steady_clock::now() + std::chrono::milliseconds(5); };
+    const auto soon = [] {
+        return std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+    };
     packet p;
     CHECK_FALSE(ch.receive(p, soon()));
     std::array<packet, 4> buf{};
@@ -277,18 +281,20 @@ TEST_CASE("channel: with dql, the limit adapts through the channel") {
     CHECK(ch.try_send(4) == send_status::over_limit);
 }
 
-TEST_CASE_TEMPLATE_DEFINE("channel: every ring moves items in order through the same adapter",
-                          Ring, every_ring_in_order) {
+TEST_CASE_TEMPLATE_DEFINE("channel: every ring moves items in order through the same adapter", Ring,
+                          every_ring_in_order) {
     auto ring = std::make_unique<Ring>();
     qlimits::channel<Ring, qlimits::fixed_limit<clock_ms>> ch(*ring, {.limit = 8});
     std::thread producer([&] {
-        for (int i = 0; i < 2000; ++i) CHECK(ch.send(int{i}) == send_status::ok);
+        for (int i = 0; i < 2000; ++i)
+            CHECK(ch.send(int{i}) == send_status::ok);
     });
     int expect = 0;
     std::array<int, 5> buf{};
     while (expect < 2000) {
         const std::size_t n = ch.receive_batch(buf, qlimits::completion::per_item);
-        for (std::size_t i = 0; i < n; ++i) CHECK(buf[i] == expect++);
+        for (std::size_t i = 0; i < n; ++i)
+            CHECK(buf[i] == expect++);
     }
     producer.join();
     CHECK(ch.inflight() == 0);

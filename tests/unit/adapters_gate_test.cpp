@@ -8,15 +8,17 @@
 #include <cstdint>
 #include <functional>
 
+#include "contract_probe.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
-#include "contract_probe.hpp"
 
 namespace {
 using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
 using tp = clock_ms::time_point;
-tp at(std::int64_t ms) { return tp{std::chrono::milliseconds{ms}}; }
+tp at(std::int64_t ms) {
+    return tp{std::chrono::milliseconds{ms}};
+}
 
 // A NIC ring's stop flag, with member functions (picked up by ring_traits on its own). A hook
 // runs inside stop() before the flag is set, to stage "a completion ran meanwhile".
@@ -26,7 +28,8 @@ struct nic_ring {
     std::function<void()> before_stop;
     [[nodiscard]] bool stopped() const noexcept { return xoff; }
     void stop() noexcept {
-        if (before_stop) before_stop();
+        if (before_stop)
+            before_stop();
         xoff = true;
     }
     void wake() noexcept {

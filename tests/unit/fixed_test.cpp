@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "qlimits/limits/fixed.hpp"
 #include "contract_probe.hpp"
+#include "qlimits/limits/fixed.hpp"
 
 namespace {
 using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;

@@ -86,7 +86,7 @@ enum class send_status : std::uint8_t {
 /// How the consumer reports what it took.
 enum class completion : std::uint8_t {
     per_item,  ///< one on_completed() per item (the policy sees every item)
-    per_batch, ///< one on_completed() per receive_batch() call (one clock read, one fence)
+    per_batch, ///< one on_completed() per receive_batch() call (one clock read)
 };
 
 /// What a channel has done, plus the policy's own snapshot.
@@ -138,7 +138,8 @@ public:
         const auto left = deadline - std::chrono::steady_clock::now();
         const auto cap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
             std::chrono::microseconds{50});
-        if (left > left.zero()) std::this_thread::sleep_for(std::min(left, cap));
+        if (left > left.zero())
+            std::this_thread::sleep_for(std::min(left, cap));
     }
 
 private:
@@ -167,7 +168,8 @@ public:
     using deadline_type = std::chrono::steady_clock::time_point;
     using stats_type = channel_stats<typename Policy::stats_type>;
 
-    /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at Clock::now().
+    /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at
+    /// Clock::now().
     explicit channel(Ring& ring, const config_type& cfg = config_type{}) noexcept
         : f_{&ring}, policy_(cfg, Clock::now()) {}
     channel(const channel&) = delete;
@@ -194,10 +196,6 @@ public:
             return send_status::ring_full;
         }
         (void)policy_.on_queued(units); // cannot refuse: units <= max_object
-        // Release: pairs with the acquire in settle(); a consumer that sees this count also
-        // sees the policy's counters updated by on_queued().
-        p_.queued.store(p_.queued.load(std::memory_order_relaxed) + units,
-                        std::memory_order_release);
         if (more) {
             p_.doorbell_pending = true;
             return send_status::ok;
@@ -232,12 +230,14 @@ public:
                     f_.producer_state.wait(waiting_for_room, std::memory_order_acquire);
                     continue;
                 }
-                if (r != send_status::over_limit) clear_state(waiting_for_room);
+                if (r != send_status::over_limit)
+                    clear_state(waiting_for_room);
             }
             if (r == send_status::over_limit) {
                 // admit() stored `stopped` and ran F1 before its re-check; close() after that is
                 // seen here (pairs with F5), before that it sees our state and wakes us.
-                if (f_.closed.load(std::memory_order_relaxed) != 0) return send_status::closed;
+                if (f_.closed.load(std::memory_order_relaxed) != 0)
+                    return send_status::closed;
                 bump(p_.waits);
                 // Acquire: pairs with the acq_rel exchange in wake_producer() or close().
                 f_.producer_state.wait(stopped_by_limit, std::memory_order_acquire);
@@ -263,15 +263,18 @@ public:
         detail::deadline_backoff backoff;
         for (;;) {
             const send_status r = try_send(std::move(item));
-            if (r != send_status::ring_full && r != send_status::over_limit) return r;
-            if (std::chrono::steady_clock::now() >= deadline) return send_status::timeout;
+            if (r != send_status::ring_full && r != send_status::over_limit)
+                return r;
+            if (std::chrono::steady_clock::now() >= deadline)
+                return send_status::timeout;
             backoff.pause(deadline);
         }
     }
 
     /// Wake the consumer for items sent with more == true (no-op if none are pending).
     void flush() noexcept {
-        if (p_.doorbell_pending) doorbell();
+        if (p_.doorbell_pending)
+            doorbell();
     }
 
     // ---- consumer --------------------------------------------------------------------------
@@ -302,7 +305,8 @@ public:
                                                 completion mode = completion::per_batch) noexcept {
         std::size_t n = 0;
         for (; n < out.size(); ++n) {
-            if (!traits::try_pop(*f_.ring, out[n])) break;
+            if (!traits::try_pop(*f_.ring, out[n]))
+                break;
             const std::uint32_t units = units_of<Ring>(out[n]);
             // A batch is one completion unless its units would leave the range a policy's
             // 32-bit counters can compare (2^31); then it is reported in parts.
@@ -330,8 +334,7 @@ public:
     std::size_t receive_batch(std::span<value_type> out, completion mode,
                               deadline_type deadline) noexcept {
         std::size_t n = 0;
-        consumer_poll([&]() noexcept { return (n = try_receive_batch(out, mode)) != 0; },
-                      deadline);
+        consumer_poll([&]() noexcept { return (n = try_receive_batch(out, mode)) != 0; }, deadline);
         return n;
     }
 
@@ -400,7 +403,8 @@ private:
         // F1. Pairs with F3 in on_empty(): either the consumer sees the stop and wakes us once
         // it has made room, or we see that room now.
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        if (policy_.available() < 0) return false;
+        if (policy_.available() < 0)
+            return false;
         // Room appeared between the first look and the stop; whoever cleared it, go on.
         clear_state(stopped_by_limit);
         bump(p_.restarts);
@@ -435,20 +439,24 @@ private:
     // stay owed until a later call instead of making the consumer wait for the producer.
     bool settle() noexcept {
         std::uint32_t units = c_.owed;
-        if (units == 0) return false;
-        if (c_.queued_seen - c_.completed < units) [[unlikely]] {
-            // Acquire: pairs with the release in try_send(); the policy's counters from
-            // on_queued() are then visible to on_completed().
-            c_.queued_seen = p_.queued.load(std::memory_order_acquire);
-            const std::uint32_t counted = c_.queued_seen - c_.completed;
-            if (counted < units) units = counted;
-            if (units == 0) return false;
+        if (units == 0)
+            return false;
+        if (c_.credit < units) [[unlikely]] {
+            // Read the policy's count (the producer's line) only when the credit left from the
+            // last reading does not cover what is owed. No ordering is needed: on_completed()
+            // reads the same counter again and cannot see an older value than we saw here.
+            c_.credit = policy_.inflight();
+            if (c_.credit < units)
+                units = c_.credit;
+            if (units == 0)
+                return false;
         }
         time_point now{};
-        if constexpr (detail::policy_uses_time<Policy>) now = Clock::now();
+        if constexpr (detail::policy_uses_time<Policy>)
+            now = Clock::now();
         if (!policy_.on_completed(units, now)) [[unlikely]]
             return false;
-        c_.completed += units;
+        c_.credit -= units;
         c_.owed -= units;
         return true;
     }
@@ -475,7 +483,8 @@ private:
             return;
         // Stopped by the limit and still over it: stay stopped, as BQL does (a wake-up now
         // would only find the producer over the limit again).
-        if (s == stopped_by_limit && policy_.available() < 0) return;
+        if (s == stopped_by_limit && policy_.available() < 0)
+            return;
         // acq_rel: release pairs with the acquire wait in send(), so the woken producer sees
         // our completion and pop.
         if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running) {
@@ -488,7 +497,8 @@ private:
     template <class Take>
     bool consumer_wait(Take&& take) noexcept {
         for (;;) {
-            if (take()) return true;
+            if (take())
+                return true;
             f_.consumer_asleep.store(1, std::memory_order_relaxed);
             // F4. Pairs with F2 in doorbell() and F5 in close(): either our re-check below sees
             // the push (or `closed`), or the producer (or close) sees our flag and wakes us.
@@ -510,9 +520,12 @@ private:
     bool consumer_poll(Take&& take, deadline_type deadline) noexcept {
         detail::deadline_backoff backoff;
         for (;;) {
-            if (take()) return true;
-            if (f_.closed.load(std::memory_order_relaxed) != 0) return take();
-            if (std::chrono::steady_clock::now() >= deadline) return false;
+            if (take())
+                return true;
+            if (f_.closed.load(std::memory_order_relaxed) != 0)
+                return take();
+            if (std::chrono::steady_clock::now() >= deadline)
+                return false;
             backoff.pause(deadline);
         }
     }
@@ -527,7 +540,6 @@ private:
     };
     // Written by the producer only.
     struct alignas(cache_line_size) producer_line {
-        std::atomic<std::uint32_t> queued{0}; // units counted, mod 2^32
         bool doorbell_pending = false;
         std::atomic<std::uint64_t> stops{0};
         std::atomic<std::uint64_t> restarts{0};
@@ -537,9 +549,8 @@ private:
     };
     // Written by the consumer only.
     struct alignas(cache_line_size) consumer_line {
-        std::uint32_t owed = 0;        // units taken but not yet reported
-        std::uint32_t completed = 0;   // units completed, mod 2^32
-        std::uint32_t queued_seen = 0; // last reading of producer_line::queued
+        std::uint32_t owed = 0;   // units taken but not yet reported
+        std::uint32_t credit = 0; // units known counted and not yet reported (a lower bound)
         std::atomic<std::uint64_t> producer_wakeups{0};
         std::atomic<std::uint64_t> sleeps{0};
     };

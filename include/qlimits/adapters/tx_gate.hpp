@@ -104,13 +104,15 @@ public:
     /// Zero units do nothing at all. More than is in flight is a contract violation; if the
     /// handler returns, the call is refused (false) and neither the policy nor the ring changes.
     bool completed(Ring& ring, std::uint32_t units, time_point now) noexcept {
-        if (units == 0) return true;
+        if (units == 0)
+            return true;
         if (!policy_.on_completed(units, now)) [[unlikely]]
             return false;
         // Pairs with the fence in maybe_stop(): our new limit (stored by on_completed) is
         // visible to the producer's re-check, or its stop is visible to the load below.
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        if (policy_.available() < 0) return true; // still over the limit: stay stopped
+        if (policy_.available() < 0)
+            return true; // still over the limit: stay stopped
         if (traits::stopped(ring)) {
             traits::wake(ring);
             bump(c_.wakeups);

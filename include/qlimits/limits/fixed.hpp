@@ -91,8 +91,7 @@ struct baseline_counters {
         if (n > c.queued_seen - done) {
             c.queued_seen = p.queued.load(std::memory_order_relaxed);
             if (n > c.queued_seen - done) [[unlikely]] {
-                detail::contract_failed(where,
-                                        "over-completion: completed more than is in flight");
+                detail::contract_failed(where, "over-completion: completed more than is in flight");
                 return false;
             }
         }
@@ -155,7 +154,8 @@ public:
     void reset(time_point) noexcept { n_.reset(); }
     /// Change the limit (completion side). Refused (false, unchanged) above fixed_max_limit.
     bool set_limit(std::uint32_t v) noexcept {
-        if (v > fixed_max_limit) return false;
+        if (v > fixed_max_limit)
+            return false;
         n_.p.limit.store(v, std::memory_order_relaxed);
         return true;
     }
