@@ -95,7 +95,11 @@ inline std::string json_value(const std::string& v) {
     char* end = nullptr;
     (void)std::strtod(v.c_str(), &end);
     if (end == v.c_str() + v.size()) return v;
-    return "\"" + json_escape(v) + "\"";
+    // Built by appending: GCC 12 warns (-Wrestrict, a false positive) on "\"" + std::string&&.
+    std::string out = "\"";
+    out += json_escape(v);
+    out += '"';
+    return out;
 }
 
 /// --json: an array with one object per run:
