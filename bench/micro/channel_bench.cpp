@@ -3,8 +3,9 @@
 // 8-byte items to the consumer (the benchmark thread); items/s is N over the wall time of the
 // transfer. Both sides spin (no sleeping) in the main rows so only the adapter's own work is
 // measured: the policy calls, the doorbell fence per send and the wake-up check per receive.
-// Extra rows: sends in batches (more = true, one fence per 32) and per-batch completion, and
-// the blocking send()/receive() a real pipeline would use.
+// Extra rows: a consumer declared as never sleeping (consumer_wait::spin: no fence per send),
+// sends in batches (more = true, one fence per 32) with per-batch completion, and the blocking
+// send()/receive() a real pipeline would use.
 //
 // Run (Release): qlimits-bench --benchmark_filter=channel --benchmark_repetitions=10
 //                --benchmark_report_aggregates_only=true
@@ -91,10 +92,11 @@ void bm_channel_raw_ring(benchmark::State& st) {
 
 // Per item on both sides: try_send() each item, try_receive() each item.
 template <class Policy>
-void bm_channel_per_item(benchmark::State& st, const typename Policy::config_type& cfg) {
+void bm_channel_per_item(benchmark::State& st, const typename Policy::config_type& cfg,
+                         qlimits::consumer_wait wait = qlimits::consumer_wait::sleep) {
     auto ring = std::make_unique<ring_t>();
     using chan = qlimits::channel<ring_t, Policy>;
-    auto ch = std::make_unique<chan>(*ring, cfg);
+    auto ch = std::make_unique<chan>(*ring, cfg, wait);
     transfer(
         st,
         [&] {
@@ -178,6 +180,13 @@ void bm_channel_unlimited_per_item(benchmark::State& st) {
 void bm_channel_dql_per_item(benchmark::State& st) {
     bm_channel_per_item<dql>(st, dql_never_bites);
 }
+// The consumer declared as never sleeping (consumer_wait::spin): sends skip the doorbell fence.
+void bm_channel_unlimited_per_item_spin(benchmark::State& st) {
+    bm_channel_per_item<unlimited>(st, {}, qlimits::consumer_wait::spin);
+}
+void bm_channel_dql_per_item_spin(benchmark::State& st) {
+    bm_channel_per_item<dql>(st, dql_never_bites, qlimits::consumer_wait::spin);
+}
 void bm_channel_unlimited_batched(benchmark::State& st) {
     bm_channel_batched<unlimited>(st, {});
 }
@@ -205,9 +214,10 @@ void bm_channel_1thread_raw_ring(benchmark::State& st) {
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
 }
 template <class Policy>
-void bm_channel_1thread(benchmark::State& st, const typename Policy::config_type& cfg) {
+void bm_channel_1thread(benchmark::State& st, const typename Policy::config_type& cfg,
+                        qlimits::consumer_wait wait = qlimits::consumer_wait::sleep) {
     auto ring = std::make_unique<ring_t>();
-    auto ch = std::make_unique<qlimits::channel<ring_t, Policy>>(*ring, cfg);
+    auto ch = std::make_unique<qlimits::channel<ring_t, Policy>>(*ring, cfg, wait);
     item sum = 0, v = 0;
     for (auto _ : st) {
         for (item i = 0; i < 64; ++i)
@@ -226,6 +236,9 @@ void bm_channel_1thread_unlimited(benchmark::State& st) {
 void bm_channel_1thread_dql(benchmark::State& st) {
     bm_channel_1thread<dql>(st, dql_never_bites);
 }
+void bm_channel_1thread_unlimited_spin(benchmark::State& st) {
+    bm_channel_1thread<unlimited>(st, {}, qlimits::consumer_wait::spin);
+}
 } // namespace
 
 // "best": the fastest repetition (read its time and per_item; its items_per_second column is
@@ -240,9 +253,12 @@ void bm_channel_1thread_dql(benchmark::State& st) {
 QLIMITS_CHANNEL_BENCH(bm_channel_raw_ring);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item);
+QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item_spin);
+QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item_spin);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_blocking);
 BENCHMARK(bm_channel_1thread_raw_ring);
 BENCHMARK(bm_channel_1thread_unlimited);
 BENCHMARK(bm_channel_1thread_dql);
+BENCHMARK(bm_channel_1thread_unlimited_spin);

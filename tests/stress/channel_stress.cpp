@@ -44,6 +44,7 @@ struct plan {
     std::size_t batch = 32;
     std::uint64_t pause_every = 0; // the producer naps now and then so the consumer must sleep
     std::uint64_t bound = std::numeric_limits<std::uint64_t>::max(); // inflight after a send
+    qlimits::consumer_wait wait = qlimits::consumer_wait::sleep;
 };
 
 template <class Stats>
@@ -59,7 +60,7 @@ struct outcome {
 template <class Ring, class Policy>
 auto run(Ring& ring, const typename Policy::config_type& cfg, const plan& p) {
     using chan = qlimits::channel<Ring, Policy>;
-    chan ch(ring, cfg);
+    chan ch(ring, cfg, p.wait);
     outcome<typename chan::stats_type> out;
     std::atomic<std::uint64_t> bound_errors{0};
     stress::watchdog dog(
@@ -170,8 +171,9 @@ TEST_CASE("channel: tiny dql limit in bytes, per-item completion") {
     CHECK(o.stats.stops > 0);
 }
 
-TEST_CASE("channel: huge dql limit that never bites, per-batch completion") {
+TEST_CASE("channel: huge dql limit that never bites, per-batch completion, spinning consumer") {
     plan p;
+    p.wait = qlimits::consumer_wait::spin;
     p.items = stress::share(300);
     p.consumer = consumer_style::batch;
     p.mode = completion::per_batch;

@@ -188,6 +188,27 @@ TEST_CASE("channel: items sent with more wake the consumer only on flush") {
     CHECK(ch.stats().consumer_wakeups >= 1);
 }
 
+TEST_CASE("channel: a spinning consumer needs no doorbell and still sees close") {
+    rings::spsc_ring<int, 16> ring;
+    qlimits::channel<rings::spsc_ring<int, 16>, qlimits::unlimited<clock_ms>> ch(
+        ring, {}, qlimits::consumer_wait::spin);
+    std::thread consumer([&] {
+        int v = -1;
+        for (int expect = 0; expect < 100; ++expect) {
+            CHECK(ch.receive(v));
+            CHECK(v == expect);
+        }
+        CHECK_FALSE(ch.receive(v)); // polls until close()
+    });
+    for (int i = 0; i < 100; ++i)
+        CHECK(ch.send(int{i}) == send_status::ok);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ch.close();
+    consumer.join();
+    CHECK(ch.stats().consumer_sleeps == 0);
+    CHECK(ch.stats().consumer_wakeups == 0);
+}
+
 TEST_CASE("channel: a blocked send is woken by the completion that makes room") {
     byte_ring ring;
     byte_channel ch(ring, {.limit = 100});

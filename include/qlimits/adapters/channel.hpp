@@ -11,7 +11,7 @@
 // (a futex on Linux), so a blocked side costs no CPU.
 //
 // API (all noexcept; nothing allocates; the ring is the user's and must outlive the channel):
-//   channel<Ring, Policy[, Clock]> ch{ring, policy_config};
+//   channel<Ring, Policy[, Clock]> ch{ring, policy_config[, consumer_wait::sleep|spin]};
 //   producer:  ch.try_send(item[, more])  -> send_status::{ok, ring_full, over_limit, too_large,
 //                                             closed}; item untouched unless ok
 //              ch.send(item[, deadline])   -> waits while full or over the limit; ok, too_large,
@@ -37,7 +37,8 @@
 // may go idle right after a send, so F2 runs on every send, unless the caller says more items
 // follow (more = true; the kernel's xmit_more) and flushes at the end of the burst.
 // Costs: one full fence per send (or per burst with more = true), none per receive while the
-// ring is not empty; F1 and F4 only on the way to sleep.
+// ring is not empty; F1 and F4 only on the way to sleep. A consumer that never sleeps (built
+// with consumer_wait::spin: its receive() polls) spares the producer F2 altogether.
 //
 // Accounting order. The producer pushes first and counts (on_queued) second, so a ring that
 // refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
@@ -81,6 +82,12 @@ enum class send_status : std::uint8_t {
     too_large,  ///< the item counts for more than Policy::max_object units; never admissible
     closed,     ///< close() was called
     timeout,    ///< send(item, deadline): the deadline passed first
+};
+
+/// How the consumer waits on an empty ring. Chosen once, at construction.
+enum class consumer_wait : std::uint8_t {
+    sleep, ///< receive() sleeps (futex); every send pays one full fence to know whether to wake it
+    spin,  ///< receive() polls (yield); sends pay no fence: nobody is ever asleep to be woken
 };
 
 /// How the consumer reports what it took.
@@ -170,8 +177,10 @@ public:
 
     /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at
     /// Clock::now().
-    explicit channel(Ring& ring, const config_type& cfg = config_type{}) noexcept
-        : f_{&ring}, policy_(cfg, Clock::now()) {}
+    /// `wait` says whether the consumer's receive() may sleep (see consumer_wait).
+    explicit channel(Ring& ring, const config_type& cfg = config_type{},
+                     consumer_wait wait = consumer_wait::sleep) noexcept
+        : f_{&ring, wait == consumer_wait::sleep}, policy_(cfg, Clock::now()) {}
     channel(const channel&) = delete;
     channel& operator=(const channel&) = delete;
 
@@ -196,6 +205,8 @@ public:
             return send_status::ring_full;
         }
         (void)policy_.on_queued(units); // cannot refuse: units <= max_object
+        if (!f_.consumer_sleeps) // a spinning consumer needs no doorbell
+            return send_status::ok;
         if (more) {
             p_.doorbell_pending = true;
             return send_status::ok;
@@ -496,6 +507,16 @@ private:
     // Poll until `take` succeeds, sleeping on an empty ring. False only when closed and empty.
     template <class Take>
     bool consumer_wait(Take&& take) noexcept {
+        if (!f_.consumer_sleeps) {
+            for (unsigned spins = 0;; ++spins) {
+                if (take())
+                    return true;
+                if (f_.closed.load(std::memory_order_relaxed) != 0)
+                    return take();
+                if (spins >= 64)
+                    std::this_thread::yield();
+            }
+        }
         for (;;) {
             if (take())
                 return true;
@@ -534,6 +555,7 @@ private:
     // stays shared in both caches.
     struct alignas(cache_line_size) shared_line {
         Ring* ring;
+        bool consumer_sleeps; // consumer_wait::sleep; fixed at construction
         std::atomic<std::uint32_t> producer_state{running};
         std::atomic<std::uint32_t> consumer_asleep{0};
         std::atomic<std::uint32_t> closed{0};
