@@ -5,6 +5,8 @@
 // equal throughput"), not the model's exact numbers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,10 +51,17 @@ double metric(const std::vector<run_result>& rs, const std::string& label,
 param_lists short_run(double msg_bytes) {
     return {{"msg-bytes", {msg_bytes}}, {"duration-ms", {500}}, {"warmup-ms", {200}}};
 }
+/// Every policy at one size, run once and shared by the tests that need it (keeps the suite
+/// short under sanitizers).
+const std::vector<run_result>& all_policies(double msg_bytes) {
+    static std::map<double, std::vector<run_result>> cache; // nodes stay put: references hold
+    if (auto it = cache.find(msg_bytes); it != cache.end()) return it->second;
+    return cache.emplace(msg_bytes, run(short_run(msg_bytes), {})).first->second;
+}
 } // namespace
 
 TEST_CASE("lab virtio-dim: every policy runs, conserves bytes and obeys Little's law") {
-    const auto rs = run(short_run(1400), {});
+    const auto& rs = all_policies(1400);
     REQUIRE(rs.size() == 7); // off, static-0..4, net-dim
     for (const auto& r : rs) {
         INFO(r.policy);
@@ -71,7 +80,7 @@ TEST_CASE("lab virtio-dim: every policy runs, conserves bytes and obeys Little's
 }
 
 TEST_CASE("lab virtio-dim: net_dim leaves its start under load and settles") {
-    const auto rs = run(short_run(500), {"net-dim"});
+    const auto& rs = all_policies(500);
     // A zeroed tuner starts at index 0 with the device at virtio's 0 us / 0 frames. Here the
     // sender bounds throughput, so fewer interrupts at equal bytes is better: it moves right.
     CHECK(metric(rs, "500B", "net-dim", "profile_ix_final") >= 2);
@@ -93,7 +102,7 @@ TEST_CASE("lab virtio-dim: runs repeat for a seed and change with it") {
 TEST_CASE("lab virtio-dim: net_dim is within 2% of the best static profile and beats no "
           "coalescing where the receiver CPU is the bottleneck") {
     for (double size : {500.0, 1400.0}) {
-        const auto rs = run(short_run(size), {});
+        const auto& rs = all_policies(size);
         const std::string label = std::to_string(static_cast<int>(size)) + "B";
         double best = 0;
         for (int i = 0; i <= 4; ++i)
