@@ -44,7 +44,9 @@
 // refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
 // not counted yet; it reports only what has been counted and owes the rest to its next call
 // (a receive, or the re-check before it sleeps), so a completion never exceeds what is in
-// flight and the consumer never waits for the producer.
+// flight and the consumer never waits for the producer. (So a consumer that stops calling
+// receive altogether may leave the units of its last item or batch owed; any later call,
+// even one that finds the ring empty, reports them.)
 //
 // Time: the policy's on_completed(n, now) gets Clock::now(), read once per completion (so once
 // per batch with completion::per_batch); not read at all for policies with `uses_time = false`.
