@@ -37,7 +37,7 @@ run() {
   local log="$dir.ctest.log"
   (cd "$dir" && ctest --output-on-failure -j"$jobs" $ctest_args) >"$log" 2>&1
   local rc=$?
-  tail -n 4 "$log" | grep -E "tests passed|tests failed" >&2
+  grep -E "tests passed|No tests were found" "$log" | tail -1 >&2
   local total fails
   total=$(grep -Eo "out of [0-9]+" "$log" | tail -1 | grep -Eo "[0-9]+")
   fails=$(grep -Eo "[0-9]+ tests failed" "$log" | tail -1 | grep -Eo "^[0-9]+")

@@ -3,7 +3,7 @@
 // in rounds of varying size and reports each round with completed(). The producer waits on the
 // ring's stop flag (std::atomic wait) as a qdisc waits for the queue to be woken.
 // Proves: exactly-once in-order completion; inflight after sent() never above max_limit plus
-// the largest packet (plus the batch when batching); no lost wake-up (watchdog: stopped for 1 s
+// two of the largest packets (plus the batch when batching; see the race described below); no lost wake-up (watchdog: stopped for 1 s
 // while inflight <= limit fails the test).
 #include <doctest/doctest.h>
 
@@ -76,7 +76,12 @@ gate_outcome run_gate(std::uint64_t items, std::uint64_t batch) {
             const bool doorbell = gate.sent(nic, bytes, more);
             pending.push_back(packet{seq, bytes});
             pending_bytes += bytes;
-            if (gate.policy().inflight() > max_limit + pending_bytes)
+            // The DQL overshoot rule allows the item that crosses the limit. The Linux helpers
+            // (and so the gate) allow one more in a rare race: a completion finds room, a new
+            // send fills it and stops the ring, then that completion's wake lands and the next
+            // item goes out although the policy is over its limit again (the next sent() stops
+            // the ring at once). So the bound is max_limit plus two items.
+            if (gate.policy().inflight() > max_limit + pending_bytes + stress::max_packet)
                 bound_errors.fetch_add(1, std::memory_order_relaxed);
             if (!doorbell)
                 continue;

@@ -178,7 +178,12 @@ TEST_CASE("channel: items sent with more wake the consumer only on flush") {
             CHECK(v == expect);
         }
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // let the consumer fall asleep
+    // Let the consumer fall asleep (waiting on the state, not on a sleep: a loaded machine or a
+    // sanitizer may start the thread late).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!ch.stats().consumer_asleep && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(ch.stats().consumer_asleep);
     CHECK(ch.try_send(0, true) == send_status::ok);
     CHECK(ch.try_send(1, true) == send_status::ok);
     CHECK(ch.try_send(2, true) == send_status::ok);
