@@ -1,5 +1,7 @@
-// qlimits-lab replay POLICY [-v]: read a limit-policy trace (DESIGN.md section 6) on stdin and
-// print the state after every q/c. A thin shell over qlimits/testing/trace.hpp.
+// qlimits-lab replay POLICY [-v]: read a trace (DESIGN.md section 6) on stdin and print the
+// state after every q/c (limit policies) or s/c (dim). A thin shell over
+// qlimits/testing/trace.hpp and qlimits/testing/dim_trace.hpp, where the formats' edge cases
+// are documented.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -9,11 +11,10 @@
 #include "commands.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/testing/dim_trace.hpp"
 #include "qlimits/testing/trace.hpp"
 
 namespace lab {
-int replay_dim_text(std::string_view text); // replay_dim.cpp
-
 namespace {
 using tick_clock = qlimits::manual_clock<std::chrono::milliseconds>; // 1 tick = 1 ms
 
@@ -25,13 +26,14 @@ std::string read_all(std::FILE* in) {
     return s;
 }
 
-template <class Policy>
-int replay_text(std::string_view text, bool verbose) {
+// Replays `text` with `run(text, sink, &why)` (which returns the failing line or 0): the lines
+// go to stdout, an error to stderr as `line N: <reason>` with exit code 2.
+template <class Run>
+int print_replay(std::string_view text, Run&& run) {
     std::string out;
     out.reserve(text.size() * 2);
     const char* why = nullptr;
-    const std::size_t bad = qlimits::testing::replay_limit_trace<Policy>(
-        text, [&out](std::string_view s) { out.append(s); }, verbose, &why);
+    const std::size_t bad = run(text, [&out](std::string_view s) { out.append(s); }, &why);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
     if (bad != 0) {
@@ -39,6 +41,13 @@ int replay_text(std::string_view text, bool verbose) {
         return exit_usage;
     }
     return exit_ok;
+}
+
+template <class Policy>
+int replay_limits(std::string_view text, bool verbose) {
+    return print_replay(text, [verbose](std::string_view t, auto sink, const char** why) {
+        return qlimits::testing::replay_limit_trace<Policy>(t, sink, verbose, why);
+    });
 }
 } // namespace
 
@@ -60,12 +69,15 @@ int replay_main(int argc, char** argv) {
         return exit_usage;
     }
     const std::string text = read_all(stdin);
-    if (std::strcmp(policy, "dql") == 0) return replay_text<qlimits::dql<tick_clock>>(text, verbose);
-    if (std::strcmp(policy, "dim") == 0) return replay_dim_text(text);
+    if (std::strcmp(policy, "dql") == 0) return replay_limits<qlimits::dql<tick_clock>>(text, verbose);
+    if (std::strcmp(policy, "dim") == 0) // the DIM format; -v changes nothing there
+        return print_replay(text, [](std::string_view t, auto sink, const char** why) {
+            return qlimits::testing::replay_dim_trace(t, sink, why);
+        });
     if (std::strcmp(policy, "fixed") == 0)
-        return replay_text<qlimits::fixed_limit<tick_clock>>(text, verbose);
+        return replay_limits<qlimits::fixed_limit<tick_clock>>(text, verbose);
     if (std::strcmp(policy, "unlimited") == 0)
-        return replay_text<qlimits::unlimited<tick_clock>>(text, verbose);
+        return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose);
     std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited)\n",
                  policy);
     return exit_usage;
