@@ -6,46 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "../../bench/lab/sim/report.hpp"
-#include "../../bench/lab/sim/runner.hpp"
-#include "../../bench/lab/sim/scenarios.hpp"
+#include "lab_test_support.hpp"
 
 using namespace lab::sim;
-
-namespace {
-const scenario& find_scenario(const std::vector<scenario>& all, const std::string& name) {
-    for (const auto& s : all)
-        if (s.name == name) return s;
-    FAIL("no scenario " << name);
-    return all.front();
-}
-
-/// Run a scenario with some parameters overridden; every run must pass its honesty checks.
-std::vector<run_result> run(const std::string& name, const param_lists& user,
-                            const std::vector<std::string>& policies) {
-    static const std::vector<scenario> all = all_scenarios();
-    const scenario& sc = find_scenario(all, name);
-    const auto jobs = plan({&sc}, {user}, policies);
-    auto results = execute(jobs, 1, {});
-    for (const auto& r : results) {
-        INFO(r.scenario << " " << r.case_label << " " << r.policy);
-        for (const auto& f : r.failures) FAIL_CHECK(f);
-    }
-    return results;
-}
-
-double metric(const std::vector<run_result>& rs, const std::string& label,
-              const std::string& policy, const std::string& name) {
-    for (const auto& r : rs)
-        if (r.case_label == label && r.policy == policy) {
-            const auto v = r.get(name);
-            REQUIRE_MESSAGE(v.has_value(), label << " " << policy << " " << name);
-            return *v;
-        }
-    FAIL("no run " << label << " " << policy);
-    return 0;
-}
-} // namespace
+using lab_test::metric;
+using lab_test::run;
 
 TEST_CASE("lab virtio-bql: with fq_codel, dql raises TCP_RR several-fold; with FIFO barely") {
     const auto rs = run("virtio-bql",
@@ -122,8 +87,7 @@ TEST_CASE("lab runs are deterministic for a seed and change with it") {
     const auto c = run("veth-bql", q, {"dql-time"});
     CHECK(json(a) != json(c));
     // The thread count changes nothing.
-    static const std::vector<scenario> all = all_scenarios();
-    const auto jobs = plan({&find_scenario(all, "virtio-bql")},
+    const auto jobs = plan({&lab_test::find_scenario("virtio-bql")},
                            {{{"duration-ms", {300}}, {"warmup-ms", {100}}, {"queues", {1}}}}, {});
     CHECK(json(execute(jobs, 1, {})) == json(execute(jobs, 2, {})));
 }

@@ -10,41 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "../../bench/lab/sim/report.hpp"
-#include "../../bench/lab/sim/runner.hpp"
-#include "../../bench/lab/sim/scenarios.hpp"
+#include "lab_test_support.hpp"
 
 using namespace lab::sim;
+using lab_test::metric;
 
 namespace {
-const scenario& virtio_dim() {
-    static const std::vector<scenario> all = all_scenarios();
-    for (const auto& s : all)
-        if (s.name == "virtio-dim") return s;
-    FAIL("no scenario virtio-dim");
-    return all.front();
-}
-
 std::vector<run_result> run(const param_lists& user, const std::vector<std::string>& policies) {
-    const auto jobs = plan({&virtio_dim()}, {user}, policies);
-    auto results = execute(jobs, 1, {});
-    for (const auto& r : results) {
-        INFO(r.case_label << " " << r.policy);
-        for (const auto& f : r.failures) FAIL_CHECK(f);
-    }
-    return results;
-}
-
-double metric(const std::vector<run_result>& rs, const std::string& label,
-              const std::string& policy, const std::string& name) {
-    for (const auto& r : rs)
-        if (r.case_label == label && r.policy == policy) {
-            const auto v = r.get(name);
-            REQUIRE_MESSAGE(v.has_value(), label << " " << policy << " " << name);
-            return *v;
-        }
-    FAIL("no run " << label << " " << policy);
-    return 0;
+    return lab_test::run("virtio-dim", user, policies);
 }
 
 // Short runs: 0.2 s of warm-up (net_dim's first search takes tens of ms here) and 0.3 s measured.
