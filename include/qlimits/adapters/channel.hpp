@@ -36,9 +36,11 @@
 // must, since a stopped producer adds nothing. The producer has no such point of its own: it
 // may go idle right after a send, so F2 runs on every send, unless the caller says more items
 // follow (more = true; the kernel's xmit_more) and flushes at the end of the burst.
-// Costs: one full fence per send (or per burst with more = true), none per receive while the
-// ring is not empty; F1 and F4 only on the way to sleep. A consumer that never sleeps (built
-// with consumer_wait::spin: its receive() polls) spares the producer F2 altogether.
+// Costs: F2 per send (or per burst with more = true), no fence per receive while the ring is
+// not empty; F1 and F4 only on the way to sleep. On Linux with membarrier(2), F2/F4 are an
+// asymmetric pair: F2 is a compiler barrier and F4 (before the consumer sleeps) a membarrier
+// system call that fences the producer's CPU too; elsewhere both are full fences. A consumer
+// that never sleeps (built with consumer_wait::spin: its receive() polls) needs no F2 at all.
 //
 // Accounting order. The producer pushes first and counts (on_queued) second, so a ring that
 // refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
@@ -72,6 +74,7 @@
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
+#include "qlimits/detail/asymmetric_barrier.hpp"
 
 namespace qlimits {
 inline namespace v0 {
@@ -182,7 +185,9 @@ public:
     /// `wait` says whether the consumer's receive() may sleep (see consumer_wait).
     explicit channel(Ring& ring, const config_type& cfg = config_type{},
                      consumer_wait wait = consumer_wait::sleep) noexcept
-        : f_{&ring, wait == consumer_wait::sleep}, policy_(cfg, Clock::now()) {}
+        : f_{&ring, wait == consumer_wait::sleep,
+             wait == consumer_wait::sleep && detail::asymmetric_barrier::available()},
+          policy_(cfg, Clock::now()) {}
     channel(const channel&) = delete;
     channel& operator=(const channel&) = delete;
 
@@ -434,8 +439,13 @@ private:
     void doorbell() noexcept {
         p_.doorbell_pending = false;
         // F2. Pairs with F4 in consumer_wait(): either the consumer's re-check after its fence
-        // finds what we pushed, or we see its flag here.
-        std::atomic_thread_fence(std::memory_order_seq_cst);
+        // finds what we pushed, or we see its flag here. With membarrier the consumer's F4 does
+        // the hardware barrier for both sides (detail/asymmetric_barrier.hpp), so this one,
+        // paid on every send, is a compiler barrier only.
+        if (f_.asymmetric)
+            detail::asymmetric_barrier::light();
+        else
+            std::atomic_thread_fence(std::memory_order_seq_cst);
         if (f_.consumer_asleep.load(std::memory_order_relaxed) == 0) [[likely]]
             return;
         // acq_rel: release pairs with the acquire wait in consumer_wait(), so the woken
@@ -525,7 +535,12 @@ private:
             f_.consumer_asleep.store(1, std::memory_order_relaxed);
             // F4. Pairs with F2 in doorbell() and F5 in close(): either our re-check below sees
             // the push (or `closed`), or the producer (or close) sees our flag and wakes us.
-            std::atomic_thread_fence(std::memory_order_seq_cst);
+            // With membarrier this is the heavy side of the pair: it runs a full barrier on the
+            // producer's CPU too, so F2 can be a compiler barrier (only on the way to sleep).
+            if (f_.asymmetric)
+                detail::asymmetric_barrier::heavy();
+            else
+                std::atomic_thread_fence(std::memory_order_seq_cst);
             if (take()) {
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
                 return true;
@@ -558,6 +573,7 @@ private:
     struct alignas(cache_line_size) shared_line {
         Ring* ring;
         bool consumer_sleeps; // consumer_wait::sleep; fixed at construction
+        bool asymmetric;      // F2/F4 as a light/heavy (membarrier) pair; fixed at construction
         std::atomic<std::uint32_t> producer_state{running};
         std::atomic<std::uint32_t> consumer_asleep{0};
         std::atomic<std::uint32_t> closed{0};

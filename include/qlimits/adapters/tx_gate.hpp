@@ -20,8 +20,9 @@
 // Overshoot. In flight may exceed the limit by the item that crosses it (the DQL rule), and, as
 // with the Linux helpers, by one more item in a rare race: a completion finds room, the producer
 // fills it and stops the ring, and then that completion's wake lands; the next item goes out
-// although the policy is over its limit, and its sent() stops the ring again. A producer that
-// also checks available() >= 0 before posting (as channel does) never sends that extra item.
+// although the policy is over its limit, and its sent() stops the ring again (with xmit_more,
+// the extra is the whole next batch). A producer that also checks available() >= 0 before
+// posting (as channel does) never sends that extra item.
 //
 // Threading: sent() belongs to the producer, completed() to the completion path; each side must
 // be serialised on its own (the kernel's TX lock and NAPI context); the two may run concurrently.

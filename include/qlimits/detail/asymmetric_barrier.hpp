@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// qlimits/detail/asymmetric_barrier.hpp: a store-load barrier whose cost sits on the rare side.
+//
+// A Dekker handshake (each side stores its flag, then loads the other's) needs a full barrier
+// on both sides. When one side runs on every item (a producer about to wake a sleeping
+// consumer) and the other only on its way to sleep, the full barrier can move entirely to the
+// rare side: Linux membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) makes every running thread of
+// the process execute a full barrier before it returns, so the frequent side needs only a
+// compiler barrier. The pairing: light side `store A; light(); load B`, heavy side `store B;
+// heavy(); load A`: at least one of the two loads sees the other side's store. (The same
+// technique as folly's asymmetricLightBarrier/asymmetricHeavyBarrier and liburcu's membarrier
+// flavour.) Where membarrier is missing (not Linux, an old kernel, a seccomp filter)
+// available() is false and callers keep full fences on both sides.
+#pragma once
+
+#include <atomic>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace qlimits {
+inline namespace v0 {
+namespace detail {
+
+class asymmetric_barrier {
+public:
+    /// Whether heavy() is a real process-wide barrier (registers the process once).
+    [[nodiscard]] static bool available() noexcept {
+        static const bool ok = register_process();
+        return ok;
+    }
+    /// The frequent side: orders only the compiler (the heavy side does the hardware's part).
+    static void light() noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }
+    /// The rare side: a full barrier on every running thread of the process. Only after
+    /// available() returned true.
+    static void heavy() noexcept {
+#if defined(__linux__)
+        if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+#endif
+        // Cannot happen once registered; a plain fence keeps this side correct regardless.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+
+private:
+    static bool register_process() noexcept {
+#if defined(__linux__)
+        const long cmds = ::syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        if (cmds < 0 || (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return false;
+        return ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+        return false;
+#endif
+    }
+};
+
+} // namespace detail
+} // namespace v0
+} // namespace qlimits
