@@ -44,23 +44,28 @@ namespace qlimits {
 inline namespace v0 {
 
 /// The net DIM tuner for one queue.
-class net_dim {
+class net_dim : public detail::dim_tuner_base<net_dim, net_dim_profile> {
+    using base = detail::dim_tuner_base<net_dim, net_dim_profile>;
+    friend base;
+    static constexpr const char* set_profile_ix_where = "net_dim::set_profile_ix";
+    static constexpr const char* ix_out_of_range = "profile index out of range (0..4)";
+    static constexpr const char* set_profile_where = "net_dim::set_profile";
+
 public:
-    using profile_type = net_dim_profile;
-    /// Indices 0..4.
-    static constexpr std::uint8_t profile_count = static_cast<std::uint8_t>(net_dim_profile_count);
     /// Steps without parking on top before the search rests (Linux: twice the profile count).
     static constexpr std::uint8_t tired_limit = 2 * profile_count;
 
     /// The state of a freshly zero-allocated kernel instance: start_measure, parked on top at
     /// index 0, all counters and stats zero; the RX EQE table.
-    constexpr net_dim() noexcept = default;
+    constexpr net_dim() noexcept : base(net_dim_rx_eqe_profile) {}
 
     /// A tuner over `profile`, starting at index `ix` (default 1, the moderation a Linux device
-    /// starts with; apply moderation() once at start-up so the device matches). An invalid
-    /// profile or index is a contract violation; the default (RX EQE table, index 0) is kept.
+    /// starts with; apply current_moderation() once at start-up so the device matches). An
+    /// invalid profile or index is a contract violation; the default (RX EQE table, index 0)
+    /// is kept.
     constexpr explicit net_dim(const net_dim_profile& profile,
-                               std::uint8_t ix = net_dim_default_profile_ix) noexcept {
+                               std::uint8_t ix = net_dim_default_profile_ix) noexcept
+        : net_dim() {
         (void)set_profile(profile);
         (void)set_profile_ix(ix);
     }
@@ -77,10 +82,6 @@ public:
         if (state_ == dim_state::start_measure) open_window(s);
         return false;
     }
-
-    /// The user applied the chosen moderation: the next sample opens a new window. (Callable at
-    /// any time; it always restarts measuring, as the kernel's driver work function does.)
-    constexpr void on_applied() noexcept { state_ = dim_state::start_measure; }
 
     /// One decision on a window's stats (the part of on_sample() after the window is rated).
     /// Returns true if the profile index changed. Public for tests and simulators; it does not
@@ -119,50 +120,6 @@ public:
             prev_stats_ = curr;
         return s_.t.profile_ix != was_ix;
     }
-
-    /// Set the profile index (a driver's initial choice). Out of range (above 4) is a contract
-    /// violation and is refused (returns false, state unchanged).
-    constexpr bool set_profile_ix(std::uint8_t ix) noexcept {
-        if (ix >= profile_count) {
-            detail::contract_failed("net_dim::set_profile_ix", "profile index out of range (0..4)");
-            return false;
-        }
-        s_.t.profile_ix = ix;
-        return true;
-    }
-
-    /// Swap the profile table; the tuner's state is untouched (only the numbers moderation()
-    /// returns change). A table without exactly 5 entries is a contract violation and is refused
-    /// (returns false, the old table stays). Check profile.valid() first for user input.
-    constexpr bool set_profile(const net_dim_profile& profile) noexcept {
-        if (!profile.valid()) {
-            detail::contract_failed("net_dim::set_profile", profile.error_message());
-            return false;
-        }
-        profile_ = profile;
-        return true;
-    }
-
-    /// The moderation at the current index: what the device should run.
-    [[nodiscard]] constexpr const moderation& current_moderation() const noexcept {
-        return profile_[s_.t.profile_ix];
-    }
-    [[nodiscard]] constexpr const net_dim_profile& profile() const noexcept { return profile_; }
-    [[nodiscard]] constexpr std::uint8_t profile_ix() const noexcept { return s_.t.profile_ix; }
-    [[nodiscard]] constexpr dim_tune_state tune_state() const noexcept { return s_.t.tune; }
-    [[nodiscard]] constexpr std::uint8_t steps_left() const noexcept { return s_.t.steps_left; }
-    [[nodiscard]] constexpr std::uint8_t steps_right() const noexcept { return s_.t.steps_right; }
-    [[nodiscard]] constexpr std::uint8_t tired() const noexcept { return s_.t.tired; }
-    [[nodiscard]] constexpr dim_tuning tuning() const noexcept { return s_.t; }
-    [[nodiscard]] constexpr dim_state state() const noexcept { return state_; }
-    /// A decision is waiting for on_applied().
-    [[nodiscard]] constexpr bool pending() const noexcept {
-        return state_ == dim_state::apply_new_profile;
-    }
-    /// The reference the next window is compared with.
-    [[nodiscard]] constexpr const dim_stats& prev_stats() const noexcept { return prev_stats_; }
-    /// The sample that opened the current window (completions: never updated by net DIM).
-    [[nodiscard]] constexpr const dim_sample& start_sample() const noexcept { return start_; }
 
 private:
     // Rare path: a full window. Kept out of line so on_sample() stays a few instructions.
@@ -203,12 +160,6 @@ private:
         (void)step();
     }
 
-    // Hot fields first: the no-decision path reads state_ and start_.events only.
-    dim_state state_ = dim_state::start_measure;
-    dim_sample start_{};
-    detail::dim_search s_{};
-    dim_stats prev_stats_{};
-    net_dim_profile profile_ = net_dim_rx_eqe_profile;
 };
 
 } // namespace v0

@@ -43,15 +43,19 @@ namespace qlimits {
 inline namespace v0 {
 
 /// The RDMA DIM tuner for one completion queue.
-class rdma_dim {
-public:
-    using profile_type = rdma_dim_profile;
-    /// Indices 0..8.
-    static constexpr std::uint8_t profile_count = static_cast<std::uint8_t>(rdma_dim_profile_count);
+class rdma_dim : public detail::dim_tuner_base<rdma_dim, rdma_dim_profile> {
+    using base = detail::dim_tuner_base<rdma_dim, rdma_dim_profile>;
+    friend base;
+    static constexpr const char* set_profile_ix_where = "rdma_dim::set_profile_ix";
+    static constexpr const char* ix_out_of_range = "profile index out of range (0..8)";
+    static constexpr const char* set_profile_where = "rdma_dim::set_profile";
 
+public:
     /// The RDMA core's initial state: start_measure, going right at index 0, counters and stats
     /// zero; the Linux RDMA table.
-    constexpr rdma_dim() noexcept { s_.t.tune = dim_tune_state::going_right; }
+    constexpr rdma_dim() noexcept : base(rdma_dim_default_profile) {
+        s_.t.tune = dim_tune_state::going_right;
+    }
 
     /// A tuner over a custom 9-entry table (invalid: contract violation, the default is kept).
     constexpr explicit rdma_dim(const rdma_dim_profile& profile) noexcept : rdma_dim() {
@@ -79,9 +83,6 @@ public:
         return false;
     }
 
-    /// The user applied the chosen moderation: the next call opens a new window.
-    constexpr void on_applied() noexcept { state_ = dim_state::start_measure; }
-
     /// One decision on a window's stats. Returns true if the profile index changed. Public for
     /// tests and simulators; it does not touch the measure/apply handoff.
     constexpr bool decide(const dim_stats& curr) noexcept {
@@ -103,43 +104,6 @@ public:
         return s_.t.profile_ix != was_ix;
     }
 
-    /// Set the profile index. Out of range (above 8) is a contract violation and is refused.
-    constexpr bool set_profile_ix(std::uint8_t ix) noexcept {
-        if (ix >= profile_count) {
-            detail::contract_failed("rdma_dim::set_profile_ix", "profile index out of range (0..8)");
-            return false;
-        }
-        s_.t.profile_ix = ix;
-        return true;
-    }
-
-    /// Swap the table; the tuner's state is untouched. Not exactly 9 entries: contract
-    /// violation, refused.
-    constexpr bool set_profile(const rdma_dim_profile& profile) noexcept {
-        if (!profile.valid()) {
-            detail::contract_failed("rdma_dim::set_profile", profile.error_message());
-            return false;
-        }
-        profile_ = profile;
-        return true;
-    }
-
-    [[nodiscard]] constexpr const moderation& current_moderation() const noexcept {
-        return profile_[s_.t.profile_ix];
-    }
-    [[nodiscard]] constexpr const rdma_dim_profile& profile() const noexcept { return profile_; }
-    [[nodiscard]] constexpr std::uint8_t profile_ix() const noexcept { return s_.t.profile_ix; }
-    [[nodiscard]] constexpr dim_tune_state tune_state() const noexcept { return s_.t.tune; }
-    [[nodiscard]] constexpr std::uint8_t steps_left() const noexcept { return s_.t.steps_left; }
-    [[nodiscard]] constexpr std::uint8_t steps_right() const noexcept { return s_.t.steps_right; }
-    [[nodiscard]] constexpr std::uint8_t tired() const noexcept { return s_.t.tired; }
-    [[nodiscard]] constexpr dim_tuning tuning() const noexcept { return s_.t; }
-    [[nodiscard]] constexpr dim_state state() const noexcept { return state_; }
-    [[nodiscard]] constexpr bool pending() const noexcept {
-        return state_ == dim_state::apply_new_profile;
-    }
-    [[nodiscard]] constexpr const dim_stats& prev_stats() const noexcept { return prev_stats_; }
-    [[nodiscard]] constexpr const dim_sample& start_sample() const noexcept { return start_; }
     /// The running sample (events and completions so far, time of the last call).
     [[nodiscard]] constexpr const dim_sample& running_sample() const noexcept { return run_; }
 
@@ -162,12 +126,7 @@ private:
         state_ = dim_state::measure_in_progress;
     }
 
-    dim_state state_ = dim_state::start_measure;
-    dim_sample run_{};
-    dim_sample start_{};
-    detail::dim_search s_{};
-    dim_stats prev_stats_{};
-    rdma_dim_profile profile_ = rdma_dim_default_profile;
+    dim_sample run_{}; // every call's events and completions; the next window's start
 };
 
 } // namespace v0

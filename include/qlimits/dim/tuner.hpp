@@ -14,6 +14,11 @@
 
 #include <cstdint>
 
+#include "qlimits/config.hpp"
+#include "qlimits/dim/profiles.hpp"
+#include "qlimits/dim/sample.hpp"
+#include "qlimits/dim/stats.hpp"
+
 namespace qlimits {
 inline namespace v0 {
 
@@ -112,6 +117,77 @@ struct dim_search {
         }
         return false;
     }
+};
+
+
+/// What net_dim and rdma_dim share: the window handoff state, the search, the reference stats
+/// and the profile table, with their accessors and checked setters. Derived (CRTP) adds the
+/// sampling and the decision, and the texts of its contract messages.
+template <class Derived, class Profile>
+class dim_tuner_base {
+public:
+    using profile_type = Profile;
+    static constexpr std::uint8_t profile_count = static_cast<std::uint8_t>(Profile::size());
+
+    /// The user applied the chosen moderation: the next sample opens a new window. (Callable at
+    /// any time; it always restarts measuring, as the kernel's driver work function does.)
+    constexpr void on_applied() noexcept { state_ = dim_state::start_measure; }
+
+    /// Set the profile index (a driver's initial choice). Out of range is a contract violation
+    /// and is refused (returns false, state unchanged).
+    constexpr bool set_profile_ix(std::uint8_t ix) noexcept {
+        if (ix >= profile_count) {
+            contract_failed(Derived::set_profile_ix_where, Derived::ix_out_of_range);
+            return false;
+        }
+        s_.t.profile_ix = ix;
+        return true;
+    }
+
+    /// Swap the profile table; the tuner's state is untouched (only the numbers
+    /// current_moderation() returns change). A table with the wrong number of entries is a
+    /// contract violation and is refused (returns false, the old table stays). Check
+    /// profile.valid() first for user input.
+    constexpr bool set_profile(const Profile& profile) noexcept {
+        if (!profile.valid()) {
+            contract_failed(Derived::set_profile_where, profile.error_message());
+            return false;
+        }
+        profile_ = profile;
+        return true;
+    }
+
+    /// The moderation at the current index: what the device should run.
+    [[nodiscard]] constexpr const moderation& current_moderation() const noexcept {
+        return profile_[s_.t.profile_ix];
+    }
+    [[nodiscard]] constexpr const Profile& profile() const noexcept { return profile_; }
+    [[nodiscard]] constexpr std::uint8_t profile_ix() const noexcept { return s_.t.profile_ix; }
+    [[nodiscard]] constexpr dim_tune_state tune_state() const noexcept { return s_.t.tune; }
+    [[nodiscard]] constexpr std::uint8_t steps_left() const noexcept { return s_.t.steps_left; }
+    [[nodiscard]] constexpr std::uint8_t steps_right() const noexcept { return s_.t.steps_right; }
+    [[nodiscard]] constexpr std::uint8_t tired() const noexcept { return s_.t.tired; }
+    [[nodiscard]] constexpr dim_tuning tuning() const noexcept { return s_.t; }
+    [[nodiscard]] constexpr dim_state state() const noexcept { return state_; }
+    /// A decision is waiting for on_applied().
+    [[nodiscard]] constexpr bool pending() const noexcept {
+        return state_ == dim_state::apply_new_profile;
+    }
+    /// The reference the next window is compared with.
+    [[nodiscard]] constexpr const dim_stats& prev_stats() const noexcept { return prev_stats_; }
+    /// The sample that opened the current window.
+    [[nodiscard]] constexpr const dim_sample& start_sample() const noexcept { return start_; }
+
+protected:
+    constexpr explicit dim_tuner_base(const Profile& default_profile) noexcept
+        : profile_(default_profile) {}
+
+    // Hot fields first: the no-decision path reads state_ and start_.events only.
+    dim_state state_ = dim_state::start_measure;
+    dim_sample start_{};
+    dim_search s_{};
+    dim_stats prev_stats_{};
+    Profile profile_;
 };
 
 } // namespace detail
