@@ -74,7 +74,7 @@ gate_outcome run_gate(std::uint64_t items, std::uint64_t batch) {
             const bool more = batch > 1 && (seq + 1) % batch != 0 && seq + 1 != items;
             // Count first, then make the descriptor visible: the device cannot complete what
             // the gate has not been told about (the kernel's order: sent_queue, then doorbell).
-            const bool doorbell = gate.sent(nic, bytes, more);
+            const bool doorbell = gate.sent(nic, bytes, more).doorbell;
             pending.push_back(packet{seq, bytes});
             pending_bytes += bytes;
             // The DQL overshoot rule allows the item that crosses the limit. The Linux helpers

@@ -127,14 +127,14 @@ TEST_CASE("tx_gate: the producer's re-check wakes the ring when a completion rac
 TEST_CASE("tx_gate: xmit_more defers the stop to the end of the batch") {
     nic_ring ring;
     fixed_gate gate({.limit = 1000}, at(0));
-    CHECK_FALSE(gate.sent(ring, 800, true)); // no doorbell yet
-    CHECK_FALSE(gate.sent(ring, 800, true)); // over the limit, but more is coming: no stop
+    CHECK_FALSE(gate.sent(ring, 800, true).doorbell); // no doorbell yet
+    CHECK_FALSE(gate.sent(ring, 800, true).doorbell); // over the limit, but more is coming: no stop
     CHECK_FALSE(ring.stopped());
     CHECK(gate.sent(ring, 800, false)); // last of the batch: doorbell, and the stop decision
     CHECK(ring.stopped());
     CHECK(gate.policy().inflight() == 2400); // the batch overshot by its whole size
     // Within a batch on a stopped ring, every item asks for the doorbell.
-    CHECK(gate.sent(ring, 100, true));
+    CHECK(gate.sent(ring, 100, true).doorbell);
     CHECK(gate.completed(ring, 2500, at(1)));
     CHECK_FALSE(ring.stopped());
 }

@@ -19,7 +19,7 @@ using qlimits::moderation;
 
 struct recording_hook {
     std::vector<moderation> applied;
-    void apply(const moderation& m) { applied.push_back(m); }
+    void apply(const moderation& m) noexcept { applied.push_back(m); }
 };
 struct flaky_hook { // refuses the first `refuse` calls, like a failed trylock
     int refuse = 0;
@@ -38,6 +38,11 @@ struct flaky_hook { // refuses the first `refuse` calls, like a failed trylock
 struct not_a_hook {
     int apply(const moderation&) { return 0; }
 };
+// apply() may throw: refused, since the moderator calls it from noexcept code (issue 8, item 6).
+struct throwing_hook {
+    void apply(const moderation&) {}
+};
+static_assert(!qlimits::moderation_hook<throwing_hook>);
 
 // A ring that already counts what DIM needs (wider than the kernel's counters).
 struct my_ring {

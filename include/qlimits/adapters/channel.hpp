@@ -7,11 +7,12 @@
 // enters the ring the channel asks the policy: with available() < 0 the producer is stopped, as
 // BQL stops a netdev queue; a completion that brings available() back to >= 0 wakes it. The
 // consumer reports what it took as a completion, per item or once per batch (its choice), and
-// sleeps when the ring is empty; the producer wakes it. Waiting uses std::atomic wait/notify
-// (a futex on Linux), so a blocked side costs no CPU.
+// sleeps when the ring is empty; the producer wakes it. A blocked side sleeps on a futex
+// (detail/futex.hpp), so it costs no CPU, with or without a deadline.
 //
 // API (all noexcept; nothing allocates; the ring is the user's and must outlive the channel):
-//   channel<Ring, Policy[, Clock]> ch{ring, policy_config[, consumer_wait::sleep|spin]};
+//   channel<Ring, Policy[, Clock]> ch{ring, policy_config[, consumer_wait::sleep|spin
+//                                     [, doorbell_barrier::membarrier|fences]]};
 //   producer:  ch.try_send(item[, more])  -> send_status::{ok, ring_full, over_limit, too_large,
 //                                             closed}; item untouched unless ok
 //              ch.send(item[, deadline])   -> waits while full or over the limit; ok, too_large,
@@ -20,27 +21,50 @@
 //   consumer:  ch.try_receive(out) / ch.receive(out[, deadline])            -> bool
 //              ch.try_receive_batch(span, completion::per_item|per_batch)   -> count
 //              ch.receive_batch(span, mode[, deadline])                     -> count (>= 1 unless
-//                                                                          closed or timed out)
+//                                                      closed, timed out, or the span is empty)
+//              ch.policy()                 -> the policy, for its completion-side setters
 //   any thread: ch.close(), ch.closed(), ch.stats(), ch.stopped(), ch.limit(), ch.inflight()
 //
-// The handshakes. Each sleep/wake decision is a store-buffering (Dekker) pattern, closed with a
-// seq_cst fence on both sides, as in tx_gate:
-//   producer stops (limit):   store state=stopped   -> F1 -> re-read available()
-//   producer waits (full):    store state=waiting   -> F1 -> retry the push
+// The handshakes. Each sleep/wake decision is a store-buffering (Dekker) pattern: each side
+// stores its own flag, runs a barrier, then loads the other's; with a full barrier on both sides
+// at least one of the two loads sees the other's store, so no wake-up is lost:
+//   producer stops (limit):   store state=stopped   -> F1 -> re-read available() and the books
+//   producer waits (full):    store state=waiting   -> F1 -> retry the push, read items popped
 //   consumer finds it empty:  completions and pops  -> F3 -> read producer state, wake if due
-//   consumer sleeps (empty):  store asleep          -> F4 -> retry the pop (F3 again)
-//   producer after a push:    push and count        -> F2 -> read asleep, wake the consumer
+//   consumer sleeps (empty):  store asleep          -> F4 -> retry the pop, read items pushed
+//   producer after a push:    push, count, pushed   -> F2 -> read asleep, wake the consumer
 //   close():                  store closed          -> F5 -> read both states, wake both
 // After each successful take the consumer also reads the producer's state without a fence and
 // wakes it early if due; the fenced decision F3 is taken when the ring runs empty, which it
-// must, since a stopped producer adds nothing. The producer has no such point of its own: it
-// may go idle right after a send, so F2 runs on every send, unless the caller says more items
-// follow (more = true; the kernel's xmit_more) and flushes at the end of the burst.
-// Costs: F2 per send (or per burst with more = true), no fence per receive while the ring is
-// not empty; F1 and F4 only on the way to sleep. On Linux with membarrier(2), F2/F4 are an
-// asymmetric pair: F2 is a compiler barrier and F4 (before the consumer sleeps) a membarrier
-// system call that fences the producer's CPU too; elsewhere both are full fences. A consumer
-// that never sleeps (built with consumer_wait::spin: its receive() polls) needs no F2 at all.
+// must, since a stopped producer adds nothing. F3 runs only when something happened since the
+// last F3 (a pop or a completion): if nothing did, the producer's re-check after its own F1
+// sees everything the consumer did, so an idle consumer polls an empty ring without fences.
+// The producer has no such point of its own: it may go idle right after a send, so F2 runs on
+// every send, unless the caller says more items follow (more = true; the kernel's xmit_more)
+// and flushes at the end of the burst. F1 and F4 run only on the way to sleep, after a short
+// spin (so F4's cost is paid only where a sleep is likely to follow).
+//
+// F2/F4, the doorbell barrier, per channel (doorbell_barrier):
+//   membarrier (default on Linux): F2 is a compiler barrier and F4 a membarrier system call
+//     (MEMBARRIER_CMD_PRIVATE_EXPEDITED) that fences the producer's CPU too. Cheapest per send,
+//     but every consumer sleep interrupts every CPU running a thread of the process (a
+//     busy-polling core in the same process sees a stall), and registration, on the first such
+//     channel, can block the constructor for milliseconds. Where membarrier is unavailable the
+//     channel starts with fences.
+//   fences: F2 and F4 are full fences. No system call, no interrupt of other CPUs; one full
+//     fence per send (per burst with more = true).
+// If membarrier fails after construction (a seccomp filter installed later), the failed F4
+// falls back to a local fence and the channel switches to fences for good: the consumer asks
+// the producer to switch, and until the producer has acknowledged (on its next doorbell) every
+// sleep is bounded (1 ms), since the producer may still have used only a compiler barrier.
+// stats().barrier says which is in use. Building with QLIMITS_FORCE_SYMMETRIC_BARRIER=1 makes
+// every channel use fences (CI runs the stress tests both ways).
+//
+// Rings that fail without being full or empty. A ring's try_push may fail while the ring has
+// room, and try_pop while it holds items (an MPMC ring under contention, an allocating ring).
+// The channel counts items pushed and popped and sleeps only when the ring is known to be full
+// (at least one item in it, whose pop will wake the producer) or known to be empty (no item
+// pushed and not popped); otherwise it backs off and retries.
 //
 // Accounting order. The producer pushes first and counts (on_queued) second, so a ring that
 // refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
@@ -50,13 +74,27 @@
 // receive altogether may leave the units of its last item or batch owed; any later call,
 // even one that finds the ring empty, reports them.)
 //
-// Time: the policy's on_completed(n, now) gets Clock::now(), read once per completion (so once
-// per batch with completion::per_batch); not read at all for policies with `uses_time = false`.
-// Deadlines are std::chrono::steady_clock time points. C++20 has no timed atomic wait, so a
-// wait with a deadline polls (yield, then sleeps of at most 50 us) instead of blocking.
+// The books. Policies count in 32 bits and compare within 2^31 (a signed available()). The
+// channel keeps its own 64-bit count of units sent and completed and never lets more than
+// max_inflight_units (2^31 - 1) be in flight: a send that would cross it is refused with
+// over_limit and the producer is stopped until completions make room, as if the policy's limit
+// had been reached. dql and fixed_limit never get there (their limit plus one object stays below
+// 2^31); only unlimited with very large items does.
+//
+// Time: the policy's on_completed(n, now) gets `now` from the Clock, read once per completion
+// (once per batch with completion::per_batch); not read at all for policies with
+// `uses_time = false`. For clocks with ticks of a millisecond or more (jiffy_clock, dql's
+// default) the channel reads CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is
+// then up to one kernel tick (1-4 ms) old, and never goes backwards.
+// Deadlines are std::chrono::steady_clock time points; a wait with a deadline sleeps on the
+// futex with that deadline and returns after it by the timer slack (50 us by default) plus the
+// scheduler's wake-up delay (docs/design.md has the measured lateness).
 //
 // Threading: exactly one producer thread (try_send, send, flush) and one consumer thread
-// (try_receive*, receive*) at a time; close() and the observers from any thread.
+// (try_receive*, receive*, policy() setters) at a time; close() and the observers from any
+// thread. Builds without NDEBUG (or with QLIMITS_CHECK_SPSC=1) detect two threads inside the
+// same side at once and report it through the contract handler, naming the method; if the
+// handler returns, the call goes on (the rule is broken; the books may then be wrong).
 #pragma once
 
 #include <algorithm>
@@ -75,6 +113,19 @@
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
 #include "qlimits/detail/asymmetric_barrier.hpp"
+#include "qlimits/detail/coarse_clock.hpp"
+#include "qlimits/detail/futex.hpp"
+
+#ifndef QLIMITS_CHECK_SPSC
+#ifdef NDEBUG
+#define QLIMITS_CHECK_SPSC 0
+#else
+#define QLIMITS_CHECK_SPSC 1
+#endif
+#endif
+#ifndef QLIMITS_FORCE_SYMMETRIC_BARRIER
+#define QLIMITS_FORCE_SYMMETRIC_BARRIER 0
+#endif
 
 namespace qlimits {
 inline namespace v0 {
@@ -83,7 +134,8 @@ inline namespace v0 {
 enum class send_status : std::uint8_t {
     ok,         ///< in the ring and counted
     ring_full,  ///< the ring refused it (the policy would have admitted it); nothing counted
-    over_limit, ///< the policy is over its limit; the producer is stopped until a completion
+    over_limit, ///< the policy is over its limit, or the item would put more than
+                ///< max_inflight_units in flight; the producer is stopped until a completion
     too_large,  ///< the item counts for more than Policy::max_object units; never admissible
     closed,     ///< close() was called
     timeout,    ///< send(item, deadline): the deadline passed first
@@ -91,8 +143,22 @@ enum class send_status : std::uint8_t {
 
 /// How the consumer waits on an empty ring. Chosen once, at construction.
 enum class consumer_wait : std::uint8_t {
-    sleep, ///< receive() sleeps (futex); every send pays one full fence to know whether to wake it
-    spin,  ///< receive() polls (yield); sends pay no fence: nobody is ever asleep to be woken
+    sleep, ///< receive() sleeps (futex); every send pays the doorbell barrier F2 to wake it
+    spin,  ///< receive() polls (yield); sends pay no barrier: nobody is ever asleep to be woken
+};
+
+/// The doorbell barrier pair F2 (every send) / F4 (before the consumer sleeps). See the file
+/// comment for when to pick which.
+enum class doorbell_barrier : std::uint8_t {
+    membarrier, ///< F2 a compiler barrier, F4 membarrier(2) (fences where unavailable)
+    fences,     ///< F2 and F4 full fences: no system call, no interrupt of other CPUs
+};
+
+/// Which barrier a channel uses right now (channel_stats::barrier).
+enum class barrier_in_use : std::uint8_t {
+    membarrier,              ///< the asymmetric pair
+    fences,                  ///< full fences, as chosen (or membarrier was never available)
+    fences_after_failure,    ///< membarrier failed after construction; switched for good
 };
 
 /// How the consumer reports what it took.
@@ -100,6 +166,10 @@ enum class completion : std::uint8_t {
     per_item,  ///< one on_completed() per item (the policy sees every item)
     per_batch, ///< one on_completed() per receive_batch() call (one clock read)
 };
+
+/// Most units a channel lets be in flight: the range a policy's 32-bit books compare (its
+/// signed 32-bit available()). Sends beyond it are refused with over_limit.
+inline constexpr std::uint32_t channel_max_inflight_units = 0x7FFF'FFFFU;
 
 /// What a channel has done, plus the policy's own snapshot.
 template <class PolicyStats>
@@ -111,11 +181,13 @@ struct channel_stats {
     std::uint64_t producer_wakeups; ///< times the consumer woke a stopped or waiting producer
     std::uint64_t consumer_sleeps;  ///< times receive() blocked on an empty ring
     std::uint64_t consumer_wakeups; ///< times the producer woke a sleeping consumer
+    std::uint64_t membarrier_failures; ///< F4 system calls that failed (then: fences for good)
     std::uint32_t limit;            ///< the policy's current limit
     std::uint32_t inflight;         ///< counted and not yet completed
     bool stopped;                   ///< the producer is stopped by the limit right now
     bool waiting_for_room;          ///< the producer waits in send() for a slot in the ring
     bool consumer_asleep;           ///< the consumer is (about to be) asleep right now
+    barrier_in_use barrier;         ///< the doorbell barrier in use right now
     PolicyStats policy;             ///< the policy's stats()
 };
 
@@ -138,24 +210,26 @@ template <class P>
     }
 inline constexpr bool policy_uses_time<P> = P::uses_time;
 
-// Waiting with a deadline: a few yields, then short sleeps, never past the deadline.
-class deadline_backoff {
+// Debug check of the one-producer / one-consumer rule: a side's methods mark the side busy
+// while they run; a second thread that finds it busy reports the violation.
+class side_guard {
 public:
-    void pause(std::chrono::steady_clock::time_point deadline) noexcept {
-        if (spins_ < 64) {
-            ++spins_;
-            std::this_thread::yield();
-            return;
-        }
-        const auto left = deadline - std::chrono::steady_clock::now();
-        const auto cap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-            std::chrono::microseconds{50});
-        if (left > left.zero())
-            std::this_thread::sleep_for(std::min(left, cap));
+#if QLIMITS_CHECK_SPSC
+    side_guard(std::atomic<std::uint32_t>& busy, const char* where) noexcept : busy_(busy) {
+        if (busy_.exchange(1, std::memory_order_acquire) != 0) [[unlikely]]
+            contract_failed(where, "two threads on one side of a channel at once (it allows one "
+                                   "producer thread and one consumer thread)");
     }
+    ~side_guard() { busy_.store(0, std::memory_order_release); }
 
 private:
-    unsigned spins_ = 0;
+    std::atomic<std::uint32_t>& busy_;
+#else
+    side_guard(std::atomic<std::uint32_t>&, const char*) noexcept {}
+#endif
+public:
+    side_guard(const side_guard&) = delete;
+    side_guard& operator=(const side_guard&) = delete;
 };
 } // namespace detail
 
@@ -167,6 +241,7 @@ using policy_clock_t = typename detail::policy_clock<Policy>::type;
 template <channel_ring Ring, limit_policy Policy, clock_source Clock = policy_clock_t<Policy>>
 class channel {
     using traits = ring_traits<Ring>;
+    using read_clock = detail::adapter_clock<Clock>;
     static_assert(std::same_as<typename Clock::time_point, typename Policy::time_point>,
                   "channel: Clock must tell time in the policy's time_point type");
 
@@ -180,187 +255,117 @@ public:
     using deadline_type = std::chrono::steady_clock::time_point;
     using stats_type = channel_stats<typename Policy::stats_type>;
 
-    /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at
-    /// Clock::now().
-    /// `wait` says whether the consumer's receive() may sleep (see consumer_wait).
+    /// Most units in flight at once (see "The books" in the file comment).
+    static constexpr std::uint32_t max_inflight_units = channel_max_inflight_units;
+
+    /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at the
+    /// clock's now. `wait` says whether the consumer's receive() may sleep (see consumer_wait);
+    /// `barrier` picks the doorbell barrier (see doorbell_barrier; the first membarrier channel
+    /// of a process registers it, which can take milliseconds).
     explicit channel(Ring& ring, const config_type& cfg = config_type{},
-                     consumer_wait wait = consumer_wait::sleep) noexcept
-        : f_{&ring, wait == consumer_wait::sleep,
-             wait == consumer_wait::sleep && detail::asymmetric_barrier::available()},
-          policy_(cfg, Clock::now()) {}
+                     consumer_wait wait = consumer_wait::sleep,
+                     doorbell_barrier barrier = doorbell_barrier::membarrier) noexcept
+        : f_{&ring, wait == consumer_wait::sleep, initial_barrier(wait, barrier)},
+          policy_(cfg, read_clock::now()) {}
     channel(const channel&) = delete;
     channel& operator=(const channel&) = delete;
 
     // ---- producer --------------------------------------------------------------------------
 
     /// Try to send one item without waiting. On anything but ok the item is left untouched.
-    /// With more == true the consumer is not woken yet (one fence saved per item): the caller
+    /// With more == true the consumer is not woken yet (one barrier saved per item): the caller
     /// promises a later send with more == false, or flush(). A refusal flushes by itself.
     [[nodiscard]] send_status try_send(value_type&& item, bool more = false) noexcept {
-        const std::uint32_t units = units_of<Ring>(item);
-        if (units > Policy::max_object) [[unlikely]]
-            return send_status::too_large;
-        if (f_.closed.load(std::memory_order_relaxed) != 0) [[unlikely]]
-            return send_status::closed;
-        if (!admit()) [[unlikely]] {
-            flush();
-            return send_status::over_limit;
-        }
-        if (!traits::try_push(*f_.ring, std::move(item))) [[unlikely]] {
-            bump(p_.full);
-            flush();
-            return send_status::ring_full;
-        }
-        (void)policy_.on_queued(units); // cannot refuse: units <= max_object
-        if (!f_.consumer_sleeps) // a spinning consumer needs no doorbell
-            return send_status::ok;
-        if (more) {
-            p_.doorbell_pending = true;
-            return send_status::ok;
-        }
-        doorbell();
-        return send_status::ok;
+        detail::side_guard g(p_.busy, "channel::try_send");
+        return push(item, more);
     }
     /// As try_send(value_type&&), sending a copy.
     [[nodiscard]] send_status try_send(const value_type& item, bool more = false) noexcept
         requires std::is_nothrow_copy_constructible_v<value_type>
     {
+        detail::side_guard g(p_.busy, "channel::try_send");
         value_type copy(item);
-        return try_send(std::move(copy), more);
+        return push(copy, more);
     }
 
     /// Send one item, waiting while the ring is full or the policy is over its limit.
     /// Returns ok, too_large or closed; on anything but ok the item is left untouched.
     send_status send(value_type&& item) noexcept {
-        for (;;) {
-            send_status r = try_send(std::move(item));
-            if (r == send_status::ring_full) {
-                // Announce the wait, then retry once: the consumer may have freed a slot after
-                // our push failed and before it could see us waiting.
-                f_.producer_state.store(waiting_for_room, std::memory_order_relaxed);
-                // F1. Pairs with F3 in on_empty(): either the consumer sees us waiting and wakes
-                // us, or this retry sees the slot its pop freed.
-                std::atomic_thread_fence(std::memory_order_seq_cst);
-                r = try_send(std::move(item));
-                if (r == send_status::ring_full) {
-                    bump(p_.waits);
-                    // Acquire: pairs with the acq_rel exchange that woke us.
-                    f_.producer_state.wait(waiting_for_room, std::memory_order_acquire);
-                    continue;
-                }
-                if (r != send_status::over_limit)
-                    clear_state(waiting_for_room);
-            }
-            if (r == send_status::over_limit) {
-                // admit() stored `stopped` and ran F1 before its re-check; close() after that is
-                // seen here (pairs with F5), before that it sees our state and wakes us.
-                if (f_.closed.load(std::memory_order_relaxed) != 0)
-                    return send_status::closed;
-                bump(p_.waits);
-                // Acquire: pairs with the acq_rel exchange in wake_producer() or close().
-                f_.producer_state.wait(stopped_by_limit, std::memory_order_acquire);
-                continue;
-            }
-            return r;
-        }
+        detail::side_guard g(p_.busy, "channel::send");
+        return blocking_push(item, nullptr);
     }
     send_status send(const value_type& item) noexcept
         requires std::is_nothrow_copy_constructible_v<value_type>
     {
+        detail::side_guard g(p_.busy, "channel::send");
         value_type copy(item);
-        return send(std::move(copy));
+        return blocking_push(copy, nullptr);
+    }
+    /// As send(item), giving up at `deadline` (timeout).
+    send_status send(value_type&& item, deadline_type deadline) noexcept {
+        detail::side_guard g(p_.busy, "channel::send");
+        return blocking_push(item, &deadline);
     }
     send_status send(const value_type& item, deadline_type deadline) noexcept
         requires std::is_nothrow_copy_constructible_v<value_type>
     {
+        detail::side_guard g(p_.busy, "channel::send");
         value_type copy(item);
-        return send(std::move(copy), deadline);
-    }
-    /// As send(item), giving up at `deadline` (timeout). Polls while it waits.
-    send_status send(value_type&& item, deadline_type deadline) noexcept {
-        detail::deadline_backoff backoff;
-        for (;;) {
-            const send_status r = try_send(std::move(item));
-            if (r != send_status::ring_full && r != send_status::over_limit)
-                return r;
-            if (std::chrono::steady_clock::now() >= deadline)
-                return send_status::timeout;
-            backoff.pause(deadline);
-        }
+        return blocking_push(copy, &deadline);
     }
 
     /// Wake the consumer for items sent with more == true (no-op if none are pending).
     void flush() noexcept {
-        if (p_.doorbell_pending)
-            doorbell();
+        detail::side_guard g(p_.busy, "channel::flush");
+        flush_pending();
     }
 
     // ---- consumer --------------------------------------------------------------------------
 
     /// Take one item if there is one, completing it at once (per item).
     [[nodiscard]] bool try_receive(value_type& out) noexcept {
-        if (!traits::try_pop(*f_.ring, out)) {
-            on_empty();
-            return false;
-        }
-        c_.owed += units_of<Ring>(out);
-        (void)settle();
-        wake_producer();
-        return true;
+        detail::side_guard g(c_.busy, "channel::try_receive");
+        return take_one(out);
     }
     /// Take one item, sleeping while the ring is empty. False only when closed and empty.
     bool receive(value_type& out) noexcept {
-        return consumer_wait([&]() noexcept { return try_receive(out); });
+        detail::side_guard g(c_.busy, "channel::receive");
+        return consumer_wait_for([&]() noexcept { return take_one(out); }, nullptr);
     }
-    /// As receive(out), giving up at `deadline` (false). Polls while it waits.
+    /// As receive(out), giving up at `deadline` (false).
     bool receive(value_type& out, deadline_type deadline) noexcept {
-        return consumer_poll([&]() noexcept { return try_receive(out); }, deadline);
+        detail::side_guard g(c_.busy, "channel::receive");
+        return consumer_wait_for([&]() noexcept { return take_one(out); }, &deadline);
     }
 
     /// Take up to out.size() items without waiting; complete them per item or once for the
     /// batch. Returns how many were taken.
     [[nodiscard]] std::size_t try_receive_batch(std::span<value_type> out,
                                                 completion mode = completion::per_batch) noexcept {
-        std::size_t n = 0;
-        for (; n < out.size(); ++n) {
-            if (!traits::try_pop(*f_.ring, out[n]))
-                break;
-            const std::uint32_t units = units_of<Ring>(out[n]);
-            // A batch is one completion unless its units would leave the range a policy's
-            // 32-bit counters can compare (2^31); then it is reported in parts.
-            if (mode == completion::per_item || std::uint64_t{c_.owed} + units >= 0x8000'0000U)
-                (void)settle();
-            c_.owed += units;
-        }
-        if (n == 0) {
-            on_empty();
-            return 0;
-        }
-        (void)settle();
-        wake_producer();
-        return n;
+        detail::side_guard g(c_.busy, "channel::try_receive_batch");
+        return take_batch(out, mode);
     }
     /// As try_receive_batch(), sleeping while the ring is empty. Returns at least 1, or 0 when
-    /// closed and empty.
+    /// closed and empty. An empty span receives nothing: 0 at once, without waiting.
     std::size_t receive_batch(std::span<value_type> out,
                               completion mode = completion::per_batch) noexcept {
-        std::size_t n = 0;
-        consumer_wait([&]() noexcept { return (n = try_receive_batch(out, mode)) != 0; });
-        return n;
+        detail::side_guard g(c_.busy, "channel::receive_batch");
+        return wait_batch(out, mode, nullptr);
     }
-    /// As receive_batch(out, mode), giving up at `deadline` (0). Polls while it waits.
+    /// As receive_batch(out, mode), giving up at `deadline` (0).
     std::size_t receive_batch(std::span<value_type> out, completion mode,
                               deadline_type deadline) noexcept {
-        std::size_t n = 0;
-        consumer_poll([&]() noexcept { return (n = try_receive_batch(out, mode)) != 0; }, deadline);
-        return n;
+        detail::side_guard g(c_.busy, "channel::receive_batch");
+        return wait_batch(out, mode, &deadline);
     }
 
     // ---- either side / any thread ----------------------------------------------------------
 
     /// Refuse further sends (send_status::closed) and wake both sides. receive() still returns
-    /// the items already in the ring, then false. An item whose try_send was already past its
-    /// closed check may still land after receive() returned false; try_receive() finds it.
+    /// the items already in the ring, then false. Called from the producer thread (after its
+    /// last send), no item is ever left behind. Called from a third thread, it races with a
+    /// send already past its closed check: that item may land after receive() returned false;
+    /// a consumer that must not lose it drains with try_receive() once the producer is done.
     void close() noexcept {
         f_.closed.store(1, std::memory_order_relaxed);
         // F5. Pairs with F1 and F4: a side that re-checks after its fence sees `closed`, or we
@@ -368,9 +373,9 @@ public:
         std::atomic_thread_fence(std::memory_order_seq_cst);
         // acq_rel: pairs with the acquire waits (what happened before close is visible there).
         if (f_.consumer_asleep.exchange(0, std::memory_order_acq_rel) != 0)
-            f_.consumer_asleep.notify_all();
+            detail::wake_all(f_.consumer_asleep);
         if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running)
-            f_.producer_state.notify_all();
+            detail::wake_all(f_.producer_state);
     }
     [[nodiscard]] bool closed() const noexcept {
         return f_.closed.load(std::memory_order_relaxed) != 0;
@@ -383,6 +388,10 @@ public:
     [[nodiscard]] std::uint32_t limit() const noexcept { return policy_.limit(); }
     [[nodiscard]] std::uint32_t inflight() const noexcept { return policy_.inflight(); }
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    /// The policy itself, for its completion-side setters (e.g. dql::set_max_limit,
+    /// fixed_limit::set_limit): call them from the consumer thread. A raised limit wakes a
+    /// stopped producer at the consumer's next completion or empty poll.
+    [[nodiscard]] Policy& policy() noexcept { return policy_; }
     /// Counters are read one by one (relaxed): each is exact, the set is not one snapshot.
     [[nodiscard]] stats_type stats() const noexcept {
         return {p_.stops.load(std::memory_order_relaxed),
@@ -392,27 +401,150 @@ public:
                 c_.producer_wakeups.load(std::memory_order_relaxed),
                 c_.sleeps.load(std::memory_order_relaxed),
                 p_.consumer_wakeups.load(std::memory_order_relaxed),
+                c_.membarrier_failures.load(std::memory_order_relaxed),
                 policy_.limit(),
                 policy_.inflight(),
                 stopped(),
                 f_.producer_state.load(std::memory_order_relaxed) == waiting_for_room,
                 f_.consumer_asleep.load(std::memory_order_relaxed) != 0,
+                barrier_now(),
                 policy_.stats()};
     }
 
 private:
     // Producer states (f_.producer_state): what would let a waiting producer go on.
     static constexpr std::uint32_t running = 0;
-    static constexpr std::uint32_t stopped_by_limit = 1; // a completion leaving available() >= 0
+    static constexpr std::uint32_t stopped_by_limit = 1; // a completion leaving room
     static constexpr std::uint32_t waiting_for_room = 2; // any pop
+
+    // Doorbell barrier states (f_.barrier). Only the consumer moves asymmetric -> switching
+    // (its membarrier failed); only the producer moves switching -> symmetric (it now fences).
+    static constexpr std::uint32_t asymmetric = 0;
+    static constexpr std::uint32_t switching = 1;
+    static constexpr std::uint32_t symmetric = 2;
+    static constexpr std::uint32_t fell_back = 4; // flag: symmetric because membarrier failed
+
+    // Polls of the ring before a side announces that it will sleep (each with a pause, a few
+    // microseconds in all): a sleep, and F4's system call, only when the other side is idle.
+    static constexpr unsigned spins_before_sleep = 128;
+    // How long a consumer sleeps at most while its handshake may not have been made (the
+    // producer has not acknowledged the switch to fences): an upper bound on the delay of a
+    // wake-up lost in that window, not a promise of latency.
+    static constexpr std::chrono::milliseconds unconfirmed_sleep{1};
+
+    static std::uint32_t initial_barrier(consumer_wait wait, doorbell_barrier b) noexcept {
+        if (QLIMITS_FORCE_SYMMETRIC_BARRIER || wait == consumer_wait::spin ||
+            b == doorbell_barrier::fences || !detail::asymmetric_barrier::available())
+            return symmetric;
+        return asymmetric;
+    }
+    barrier_in_use barrier_now() const noexcept {
+        const std::uint32_t b = f_.barrier.load(std::memory_order_relaxed);
+        if (b == asymmetric)
+            return barrier_in_use::membarrier;
+        return b == symmetric ? barrier_in_use::fences : barrier_in_use::fences_after_failure;
+    }
 
     static void bump(std::atomic<std::uint64_t>& c) noexcept {
         c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
 
+    // ---- producer internals ----------------------------------------------------------------
+
+    send_status push(value_type& item, bool more) noexcept {
+        const std::uint32_t units = units_of<Ring>(item);
+        if (units > Policy::max_object) [[unlikely]]
+            return send_status::too_large;
+        if (f_.closed.load(std::memory_order_relaxed) != 0) [[unlikely]]
+            return send_status::closed;
+        if (!admit(units)) [[unlikely]] {
+            flush_pending();
+            return send_status::over_limit;
+        }
+        if (!traits::try_push(*f_.ring, std::move(item))) [[unlikely]] {
+            bump(p_.full);
+            flush_pending();
+            // A caller that retries at once would re-read the consumer's lines in a tight loop
+            // and slow the consumer down; one pause spaces the retries.
+            detail::cpu_relax();
+            return send_status::ring_full;
+        }
+        p_.pushed.store(++p_.pushed_local, std::memory_order_relaxed);
+        (void)policy_.on_queued(units); // cannot refuse: units <= max_object
+        p_.units_sent += units;
+        if (!f_.consumer_sleeps) // a spinning consumer needs no doorbell
+            return send_status::ok;
+        if (more) {
+            p_.doorbell_pending = true;
+            return send_status::ok;
+        }
+        doorbell();
+        return send_status::ok;
+    }
+
+    send_status blocking_push(value_type& item, const deadline_type* deadline) noexcept {
+        for (unsigned spins = 0;;) {
+            send_status r = push(item, false);
+            if (r != send_status::ring_full && r != send_status::over_limit)
+                return r;
+            if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
+                return send_status::timeout;
+            if (spins < spins_before_sleep) { // push() paused already
+                ++spins;
+                continue;
+            }
+            spins = 0;
+            if (r == send_status::ring_full) {
+                // Announce the wait, then retry once: the consumer may have freed a slot after
+                // our push failed and before it could see us waiting.
+                f_.producer_state.store(waiting_for_room, std::memory_order_relaxed);
+                // F1. Pairs with F3 in on_empty(): either the consumer sees us waiting and wakes
+                // us, or this retry sees the slot its pop freed (and the pops it counted).
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                r = push(item, false);
+                if (r == send_status::ring_full) {
+                    // Sleep only if an item is in the ring: its pop will wake us. With none, the
+                    // ring failed while not full: back off and retry instead.
+                    if (p_.pushed_local == c_.popped.load(std::memory_order_relaxed)) {
+                        clear_state(waiting_for_room);
+                        std::this_thread::yield();
+                        continue;
+                    }
+                    bump(p_.waits);
+                    if (!detail::wait_until(f_.producer_state, waiting_for_room, deadline))
+                        clear_state(waiting_for_room); // timed out; the loop returns timeout
+                    continue;
+                }
+                if (r != send_status::over_limit)
+                    clear_state(waiting_for_room);
+            }
+            if (r == send_status::over_limit) {
+                // admit() stored `stopped` and ran F1 before its re-check; close() after that is
+                // seen here (pairs with F5), before that it sees our state and wakes us.
+                if (f_.closed.load(std::memory_order_relaxed) != 0)
+                    return send_status::closed;
+                bump(p_.waits);
+                // Acquire inside: pairs with the acq_rel exchange in wake_producer() or close().
+                (void)detail::wait_until(f_.producer_state, stopped_by_limit, deadline);
+                continue;
+            }
+            return r;
+        }
+    }
+
+    // Units in flight by the channel's 64-bit books would stay within max_inflight_units.
+    // `fresh`: read the consumer's count now (after F1); otherwise only if the cached reading
+    // (a lower bound: completions only grow) does not show room.
+    bool books_fit(std::uint32_t units, bool fresh) noexcept {
+        if (!fresh && p_.units_sent + units - p_.completed_seen <= max_inflight_units) [[likely]]
+            return true;
+        p_.completed_seen = c_.units_completed.load(std::memory_order_relaxed);
+        return p_.units_sent + units - p_.completed_seen <= max_inflight_units;
+    }
+
     // The producer's admission test, with the BQL stop and re-check.
-    bool admit() noexcept {
-        if (policy_.available() >= 0) [[likely]]
+    bool admit(std::uint32_t units) noexcept {
+        if (policy_.available() >= 0 && books_fit(units, false)) [[likely]]
             return true;
         if (f_.producer_state.load(std::memory_order_relaxed) != stopped_by_limit) {
             f_.producer_state.store(stopped_by_limit, std::memory_order_relaxed);
@@ -421,7 +553,7 @@ private:
         // F1. Pairs with F3 in on_empty(): either the consumer sees the stop and wakes us once
         // it has made room, or we see that room now.
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        if (policy_.available() < 0)
+        if (policy_.available() < 0 || !books_fit(units, true))
             return false;
         // Room appeared between the first look and the stop; whoever cleared it, go on.
         clear_state(stopped_by_limit);
@@ -435,25 +567,90 @@ private:
             f_.producer_state.store(running, std::memory_order_relaxed);
     }
 
+    void flush_pending() noexcept {
+        if (p_.doorbell_pending)
+            doorbell();
+    }
+
     // Wake the consumer if it is asleep (or about to be) on an empty ring.
     void doorbell() noexcept {
         p_.doorbell_pending = false;
-        // F2. Pairs with F4 in consumer_wait(): either the consumer's re-check after its fence
-        // finds what we pushed, or we see its flag here. With membarrier the consumer's F4 does
-        // the hardware barrier for both sides (detail/asymmetric_barrier.hpp), so this one,
-        // paid on every send, is a compiler barrier only.
-        if (f_.asymmetric)
+        // F2. Pairs with F4 in consumer_wait_for(): either the consumer's re-check after its
+        // barrier finds what we pushed, or we see its flag here. With membarrier the consumer's
+        // F4 does the hardware barrier for both sides (detail/asymmetric_barrier.hpp), so this
+        // one, paid on every send, is a compiler barrier only.
+        const std::uint32_t b = f_.barrier.load(std::memory_order_relaxed);
+        if (b == asymmetric) [[likely]]
             detail::asymmetric_barrier::light();
         else
             std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (b == switching) [[unlikely]] {
+            // The consumer's membarrier failed: from now on every F2 is a fence (coherence:
+            // we can never read `asymmetric` again). Release: a consumer that reads the
+            // acknowledgment (acquire) sees every push made before it.
+            f_.barrier.store(symmetric | fell_back, std::memory_order_release);
+        }
         if (f_.consumer_asleep.load(std::memory_order_relaxed) == 0) [[likely]]
             return;
-        // acq_rel: release pairs with the acquire wait in consumer_wait(), so the woken
+        // acq_rel: release pairs with the acquire wait in consumer_wait_for(), so the woken
         // consumer's next pop sees our push.
         if (f_.consumer_asleep.exchange(0, std::memory_order_acq_rel) != 0) {
             bump(p_.consumer_wakeups);
-            f_.consumer_asleep.notify_one();
+            detail::wake_one(f_.consumer_asleep);
         }
+    }
+
+    // ---- consumer internals ----------------------------------------------------------------
+
+    void count_pops(std::size_t n) noexcept {
+        c_.popped_local += n;
+        c_.popped.store(c_.popped_local, std::memory_order_relaxed);
+        c_.progress = true;
+    }
+
+    bool take_one(value_type& out) noexcept {
+        if (!traits::try_pop(*f_.ring, out)) {
+            on_empty();
+            return false;
+        }
+        count_pops(1);
+        c_.owed += units_of<Ring>(out);
+        (void)settle();
+        wake_producer();
+        return true;
+    }
+
+    std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
+        std::size_t n = 0;
+        for (; n < out.size(); ++n) {
+            if (!traits::try_pop(*f_.ring, out[n]))
+                break;
+            const std::uint32_t units = units_of<Ring>(out[n]);
+            // A batch is one completion unless its units would leave the range a policy's
+            // 32-bit counters can compare (2^31); then it is reported in parts.
+            if (mode == completion::per_item || c_.owed + units > max_inflight_units)
+                (void)settle();
+            c_.owed += units;
+        }
+        if (n == 0) {
+            if (!out.empty())
+                on_empty();
+            return 0;
+        }
+        count_pops(n);
+        (void)settle();
+        wake_producer();
+        return n;
+    }
+
+    std::size_t wait_batch(std::span<value_type> out, completion mode,
+                           const deadline_type* deadline) noexcept {
+        if (out.empty())
+            return 0;
+        std::size_t n = 0;
+        (void)consumer_wait_for([&]() noexcept { return (n = take_batch(out, mode)) != 0; },
+                                deadline);
+        return n;
     }
 
     // Report what the consumer took: everything owed that the producer has counted by now.
@@ -461,13 +658,14 @@ private:
     // consumer may hold an item whose units are not counted yet (see the file comment); those
     // stay owed until a later call instead of making the consumer wait for the producer.
     bool settle() noexcept {
-        std::uint32_t units = c_.owed;
+        std::uint64_t units = c_.owed;
         if (units == 0)
             return false;
         if (c_.credit < units) [[unlikely]] {
             // Read the policy's count (the producer's line) only when the credit left from the
             // last reading does not cover what is owed. No ordering is needed: on_completed()
-            // reads the same counter again and cannot see an older value than we saw here.
+            // reads the same counter again and cannot see an older value than we saw here. The
+            // channel's books keep inflight below 2^31, so the 32-bit count is exact.
             c_.credit = policy_.inflight();
             if (c_.credit < units)
                 units = c_.credit;
@@ -476,11 +674,14 @@ private:
         }
         time_point now{};
         if constexpr (detail::policy_uses_time<Policy>)
-            now = Clock::now();
-        if (!policy_.on_completed(units, now)) [[unlikely]]
+            now = read_clock::now();
+        if (!policy_.on_completed(static_cast<std::uint32_t>(units), now)) [[unlikely]]
             return false;
         c_.credit -= units;
         c_.owed -= units;
+        c_.completed_local += units;
+        c_.units_completed.store(c_.completed_local, std::memory_order_relaxed);
+        c_.progress = true;
         return true;
     }
 
@@ -489,8 +690,15 @@ private:
     // a fence, so the decision cannot be lost.
     void on_empty() noexcept {
         (void)settle();
-        // F3. Pairs with F1 (admit() and send()): either the producer's re-check after its
-        // fence sees our completions and pops, or we see its state here.
+        if (!c_.progress) {
+            // Nothing popped or completed since the last F3: a producer that stopped after it
+            // re-checks after its F1 and sees all we did; no fence needed to decide again.
+            wake_producer();
+            return;
+        }
+        c_.progress = false;
+        // F3. Pairs with F1 (admit() and blocking_push()): either the producer's re-check after
+        // its fence sees our completions and pops, or we see its state here.
         std::atomic_thread_fence(std::memory_order_seq_cst);
         wake_producer();
     }
@@ -498,8 +706,7 @@ private:
     // Wake the producer if it is stopped or waiting and what it waits for has happened. After a
     // successful take this runs without a fence (one per item would cost a full barrier on the
     // hot path): the load may miss a state stored an instant ago, but a stopped producer sends
-    // nothing more, so the ring runs empty and on_empty() decides again behind F3. In practice
-    // the store is visible long before that (the producer fences right after storing it).
+    // nothing more, so the ring runs empty and on_empty() decides again behind F3.
     void wake_producer() noexcept {
         const std::uint32_t s = f_.producer_state.load(std::memory_order_relaxed);
         if (s == running) [[likely]]
@@ -508,63 +715,100 @@ private:
         // would only find the producer over the limit again).
         if (s == stopped_by_limit && policy_.available() < 0)
             return;
-        // acq_rel: release pairs with the acquire wait in send(), so the woken producer sees
-        // our completion and pop.
+        // acq_rel: release pairs with the acquire wait in blocking_push(), so the woken
+        // producer sees our completion and pop.
         if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running) {
             bump(c_.producer_wakeups);
-            f_.producer_state.notify_one();
+            detail::wake_one(f_.producer_state);
         }
     }
 
-    // Poll until `take` succeeds, sleeping on an empty ring. False only when closed and empty.
-    template <class Take>
-    bool consumer_wait(Take&& take) noexcept {
-        if (!f_.consumer_sleeps) {
-            for (unsigned spins = 0;; ++spins) {
-                if (take())
-                    return true;
-                if (f_.closed.load(std::memory_order_relaxed) != 0)
-                    return take();
-                if (spins >= 64)
-                    std::this_thread::yield();
-            }
+    // F4, the consumer's barrier before it sleeps. True when the handshake with the producer's
+    // F2 is made (a sleep without a deadline is then safe); false when it may not be.
+    bool sleep_barrier() noexcept {
+        const std::uint32_t b = f_.barrier.load(std::memory_order_relaxed);
+        if (b == asymmetric) {
+            if (detail::asymmetric_barrier::heavy())
+                return true;
+            // membarrier failed (it ran a local fence): the producer's last F2 may have been a
+            // compiler barrier only. Ask it to fence from now on; until it says so, sleep
+            // bounded.
+            bump(c_.membarrier_failures);
+            f_.barrier.store(switching, std::memory_order_relaxed);
+            return false;
         }
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (b != switching)
+            return true;
+        // Acquire: pairs with the producer's release acknowledgment; pushes before it are
+        // visible to our re-check, pushes after it were fenced.
+        return f_.barrier.load(std::memory_order_acquire) != switching;
+    }
+
+    // Closed: take what is left; false once every item pushed so far has been popped (a ring
+    // that fails spuriously is retried while it still holds items).
+    template <class Take>
+    bool drain_closed(Take& take) noexcept {
         for (;;) {
             if (take())
                 return true;
+            if (p_.pushed.load(std::memory_order_acquire) == c_.popped_local)
+                return false;
+            std::this_thread::yield();
+        }
+    }
+
+    // Poll until `take` succeeds, sleeping on an empty ring. False when closed and empty, or at
+    // the deadline.
+    template <class Take>
+    bool consumer_wait_for(Take&& take, const deadline_type* deadline) noexcept {
+        for (unsigned spins = 0;; ++spins) {
+            if (take())
+                return true;
+            if (f_.closed.load(std::memory_order_relaxed) != 0)
+                return drain_closed(take);
+            if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
+                return false;
+            if (spins < spins_before_sleep) {
+                detail::cpu_relax();
+                continue;
+            }
+            if (!f_.consumer_sleeps) {
+                std::this_thread::yield();
+                continue;
+            }
+            spins = 0;
             f_.consumer_asleep.store(1, std::memory_order_relaxed);
             // F4. Pairs with F2 in doorbell() and F5 in close(): either our re-check below sees
             // the push (or `closed`), or the producer (or close) sees our flag and wakes us.
-            // With membarrier this is the heavy side of the pair: it runs a full barrier on the
-            // producer's CPU too, so F2 can be a compiler barrier (only on the way to sleep).
-            if (f_.asymmetric)
-                detail::asymmetric_barrier::heavy();
-            else
-                std::atomic_thread_fence(std::memory_order_seq_cst);
+            const bool handshake = sleep_barrier();
+            const bool known_empty =
+                p_.pushed.load(std::memory_order_relaxed) == c_.popped_local;
             if (take()) {
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
                 return true;
             }
             if (f_.closed.load(std::memory_order_relaxed) != 0) {
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
-                return false;
+                return drain_closed(take);
+            }
+            if (!known_empty) {
+                // An item is in the ring but the ring's try_pop failed: retry, do not sleep.
+                f_.consumer_asleep.store(0, std::memory_order_relaxed);
+                std::this_thread::yield();
+                continue;
             }
             bump(c_.sleeps);
-            // Acquire: pairs with the acq_rel exchange in doorbell() or close().
-            f_.consumer_asleep.wait(1, std::memory_order_acquire);
-        }
-    }
-    template <class Take>
-    bool consumer_poll(Take&& take, deadline_type deadline) noexcept {
-        detail::deadline_backoff backoff;
-        for (;;) {
-            if (take())
-                return true;
-            if (f_.closed.load(std::memory_order_relaxed) != 0)
-                return take();
-            if (std::chrono::steady_clock::now() >= deadline)
-                return false;
-            backoff.pause(deadline);
+            if (handshake) {
+                if (!detail::wait_until(f_.consumer_asleep, 1, deadline))
+                    f_.consumer_asleep.store(0, std::memory_order_relaxed);
+                continue;
+            }
+            auto until = std::chrono::steady_clock::now() + unconfirmed_sleep;
+            if (deadline != nullptr && *deadline < until)
+                until = *deadline;
+            if (!detail::wait_until(f_.consumer_asleep, 1, &until))
+                f_.consumer_asleep.store(0, std::memory_order_relaxed);
         }
     }
 
@@ -573,26 +817,39 @@ private:
     struct alignas(cache_line_size) shared_line {
         Ring* ring;
         bool consumer_sleeps; // consumer_wait::sleep; fixed at construction
-        bool asymmetric;      // F2/F4 as a light/heavy (membarrier) pair; fixed at construction
+        std::atomic<std::uint32_t> barrier;
         std::atomic<std::uint32_t> producer_state{running};
         std::atomic<std::uint32_t> consumer_asleep{0};
         std::atomic<std::uint32_t> closed{0};
     };
-    // Written by the producer only.
+    // Written by the producer only (pushed is read by the consumer on its way to sleep).
     struct alignas(cache_line_size) producer_line {
         bool doorbell_pending = false;
+        std::uint64_t pushed_local = 0;   // items pushed
+        std::uint64_t units_sent = 0;     // units counted (the channel's 64-bit books)
+        std::uint64_t completed_seen = 0; // last reading of c_.units_completed
+        std::atomic<std::uint64_t> pushed{0};
+        std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
         std::atomic<std::uint64_t> stops{0};
         std::atomic<std::uint64_t> restarts{0};
         std::atomic<std::uint64_t> full{0};
         std::atomic<std::uint64_t> waits{0};
         std::atomic<std::uint64_t> consumer_wakeups{0};
     };
-    // Written by the consumer only.
+    // Written by the consumer only (popped and units_completed are read by the producer only
+    // when it is refused).
     struct alignas(cache_line_size) consumer_line {
-        std::uint32_t owed = 0;   // units taken but not yet reported
-        std::uint32_t credit = 0; // units known counted and not yet reported (a lower bound)
+        std::uint64_t owed = 0;   // units taken but not yet reported
+        std::uint64_t credit = 0; // units known counted and not yet reported (a lower bound)
+        std::uint64_t popped_local = 0;
+        std::uint64_t completed_local = 0;
+        bool progress = false; // popped or completed since the last F3
+        std::atomic<std::uint64_t> popped{0};
+        std::atomic<std::uint64_t> units_completed{0};
+        std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
         std::atomic<std::uint64_t> producer_wakeups{0};
         std::atomic<std::uint64_t> sleeps{0};
+        std::atomic<std::uint64_t> membarrier_failures{0};
     };
 
     shared_line f_;

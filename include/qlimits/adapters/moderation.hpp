@@ -38,10 +38,11 @@ namespace qlimits {
 inline namespace v0 {
 
 /// Something that can put a moderation into effect. `apply` returns void, or bool where false
-/// means "not applied; try again later".
+/// means "not applied; try again later". It must be noexcept: the moderator calls it from
+/// noexcept code (an exception there would terminate the program).
 template <class H>
 concept moderation_hook = requires(H& h, const moderation& m) {
-    { h.apply(m) };
+    { h.apply(m) } noexcept;
 } && (std::same_as<decltype(std::declval<H&>().apply(std::declval<const moderation&>())), void> ||
       std::same_as<decltype(std::declval<H&>().apply(std::declval<const moderation&>())), bool>);
 

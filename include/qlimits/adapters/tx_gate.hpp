@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // qlimits/adapters/tx_gate.hpp: a limit policy in front of a NIC-style ring, with the stop /
 // re-check / wake protocol of Linux BQL (the netdev_tx_sent_queue / netdev_tx_completed_queue
-// helpers, as described in ../shared/specs/dql.md section 6; written from that description).
+// helpers, as described in docs/design.md "tx_gate"; written from a description of them).
 //
 // Model: the producer posts units to a ring the device drains on its own; the device reports
 // completions later, once per completion round. The gate tells the policy about both and owns
@@ -24,6 +24,12 @@
 // the extra is the whole next batch). A producer that also checks available() >= 0 before
 // posting (as channel does) never sends that extra item.
 //
+// The books. Policies count in 32 bits and compare within 2^31. The gate keeps its own 64-bit
+// count of units sent and completed and refuses (sent() returns false, nothing counted) units
+// that would put more than max_inflight_units (2^31 - 1) in flight; with xmit_more batches
+// (which skip the stop check) this is the only thing that keeps the policy's books exact.
+// dql and fixed_limit stop the ring long before; only unlimited with huge batches gets there.
+//
 // Threading: sent() belongs to the producer, completed() to the completion path; each side must
 // be serialised on its own (the kernel's TX lock and NAPI context); the two may run concurrently.
 // reset() only while neither side runs. stats() and stopped() from any thread.
@@ -45,8 +51,20 @@ struct gate_stats {
     std::uint64_t stops;    ///< times sent() stopped the ring (over the limit)
     std::uint64_t restarts; ///< stops undone at once by the producer's re-check (a race won)
     std::uint64_t wakeups;  ///< times completed() woke a stopped ring
+    std::uint64_t refused;  ///< sent() calls refused: over max_object or max_inflight_units
     PolicyStats policy;     ///< limit, inflight, ... as the policy reports them
 };
+
+/// What sent(ring, units, more) tells the caller.
+struct gate_batch_step {
+    bool doorbell; ///< ring the doorbell now: the last item, the ring is stopped, or refused
+    bool counted;  ///< the units were counted; false: refused, do not report them as completed
+    /// As `doorbell`.
+    [[nodiscard]] explicit constexpr operator bool() const noexcept { return doorbell; }
+};
+
+/// Most units a tx_gate lets be in flight (see "The books" in tx_gate.hpp).
+inline constexpr std::uint32_t gate_max_inflight_units = 0x7FFF'FFFFU;
 
 /// Byte (or packet) queue limits in front of a ring the producer posts to and a device drains.
 template <limit_policy Policy, adaptable_ring Ring>
@@ -59,6 +77,7 @@ public:
     using config_type = typename Policy::config_type;
     using time_point = typename Policy::time_point;
     using stats_type = gate_stats<typename Policy::stats_type>;
+    static constexpr std::uint32_t max_inflight_units = gate_max_inflight_units;
 
     /// The policy is built in place (policies hold atomics and cannot move).
     tx_gate(const config_type& cfg, time_point now) noexcept : policy_(cfg, now) {}
@@ -69,36 +88,42 @@ public:
 
     /// Report `units` just posted to `ring` (call before the device can see them, e.g. before
     /// the doorbell, so their completion cannot overtake this call). Stops the ring if the
-    /// policy is now over its limit. Returns false when the policy refused the units (more than
-    /// Policy::max_object): nothing was counted, the ring was not touched, and the caller must not
-    /// report those units in completed() either. Zero units are counted as nothing but still run
-    /// the stop check, as the kernel does.
+    /// policy is now over its limit. Returns false when the units were refused (more than
+    /// Policy::max_object, or more than max_inflight_units would be in flight): nothing was
+    /// counted, the ring was not touched, and the caller must not report those units in
+    /// completed() either. Zero units are counted as nothing but still run the stop check, as
+    /// the kernel does.
     bool sent(Ring& ring, std::uint32_t units) noexcept {
-        if (!policy_.on_queued(units)) [[unlikely]]
-            return false;
+        if (!books_fit(units) || !policy_.on_queued(units)) [[unlikely]]
+            return refuse();
+        p_.units_sent += units;
         maybe_stop(ring);
         return true;
     }
     /// As sent(ring, units), also telling the policy the time (its stall detector needs it).
     bool sent(Ring& ring, std::uint32_t units, time_point now) noexcept {
-        if (!policy_.on_queued(units, now)) [[unlikely]]
-            return false;
+        if (!books_fit(units) || !policy_.on_queued(units, now)) [[unlikely]]
+            return refuse();
+        p_.units_sent += units;
         maybe_stop(ring);
         return true;
     }
     /// Batched posting (the kernel's xmit_more). With more == true the units are counted but the
     /// stop check is skipped: a batch may overshoot the limit by its whole size, and the decision
-    /// is taken on the batch's last item (more == false). Returns true when the caller must ring
-    /// the doorbell now: always for the last item, and for an earlier one only if the ring is
-    /// already stopped (the batch cannot continue). Refused units (see above) are visible in the
-    /// policy's stats; check `units <= Policy::max_object` first if you must know.
-    [[nodiscard]] bool sent(Ring& ring, std::uint32_t units, bool more) noexcept {
+    /// is taken on the batch's last item (more == false). `doorbell` says the caller must ring
+    /// the doorbell now: always for the last item, and for an earlier one if the ring is
+    /// already stopped or the units were refused (`counted` false, as sent(ring, units) refuses).
+    [[nodiscard]] gate_batch_step sent(Ring& ring, std::uint32_t units, bool more) noexcept {
         if (!more) {
-            (void)sent(ring, units);
-            return true;
+            const bool counted = sent(ring, units);
+            return {true, counted};
         }
-        (void)policy_.on_queued(units);
-        return traits::stopped(ring);
+        if (!books_fit(units) || !policy_.on_queued(units)) [[unlikely]] {
+            (void)refuse();
+            return {true, false};
+        }
+        p_.units_sent += units;
+        return {traits::stopped(ring), true};
     }
 
     /// Units the policy would still admit (< 0: over the limit). Producer side.
@@ -115,6 +140,8 @@ public:
             return true;
         if (!policy_.on_completed(units, now)) [[unlikely]]
             return false;
+        c_.completed_local += units;
+        c_.units_completed.store(c_.completed_local, std::memory_order_relaxed);
         // Pairs with the fence in maybe_stop(): our new limit (stored by on_completed) is
         // visible to the producer's re-check, or its stop is visible to the load below.
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -133,6 +160,8 @@ public:
     void reset(Ring& ring, time_point now) noexcept {
         traits::wake(ring);
         policy_.reset(now);
+        p_.units_sent = p_.completed_seen = c_.completed_local = 0;
+        c_.units_completed.store(0, std::memory_order_relaxed);
     }
 
     // ---- observation -----------------------------------------------------------------------
@@ -144,12 +173,26 @@ public:
     [[nodiscard]] stats_type stats() const noexcept {
         return {p_.stops.load(std::memory_order_relaxed),
                 p_.restarts.load(std::memory_order_relaxed),
-                c_.wakeups.load(std::memory_order_relaxed), policy_.stats()};
+                c_.wakeups.load(std::memory_order_relaxed),
+                p_.refused.load(std::memory_order_relaxed), policy_.stats()};
     }
 
 private:
     static void bump(std::atomic<std::uint64_t>& c) noexcept {
         c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+
+    // The 64-bit books keep units in flight within max_inflight_units. The completion side's
+    // count is read only when the cached reading (a lower bound) shows no room.
+    bool books_fit(std::uint32_t units) noexcept {
+        if (p_.units_sent + units - p_.completed_seen <= max_inflight_units) [[likely]]
+            return true;
+        p_.completed_seen = c_.units_completed.load(std::memory_order_relaxed);
+        return p_.units_sent + units - p_.completed_seen <= max_inflight_units;
+    }
+    bool refuse() noexcept {
+        bump(p_.refused);
+        return false;
     }
 
     void maybe_stop(Ring& ring) noexcept {
@@ -171,10 +214,15 @@ private:
     Policy policy_;
     // Event counters, each on the line of the side that writes it.
     struct alignas(cache_line_size) producer_counters {
+        std::uint64_t units_sent = 0;     // the gate's 64-bit books
+        std::uint64_t completed_seen = 0; // last reading of c_.units_completed
         std::atomic<std::uint64_t> stops{0};
         std::atomic<std::uint64_t> restarts{0};
+        std::atomic<std::uint64_t> refused{0};
     };
     struct alignas(cache_line_size) completion_counters {
+        std::uint64_t completed_local = 0;
+        std::atomic<std::uint64_t> units_completed{0};
         std::atomic<std::uint64_t> wakeups{0};
     };
     producer_counters p_;
