@@ -155,6 +155,21 @@ void check_outcome(const Outcome& o, const plan& p) {
 }
 
 using dql_ = qlimits::dql<>;
+
+// A ring whose try_push and try_pop fail 1 time in 8 although it has room / holds items (an MPMC
+// ring under contention, an allocating ring). Each side draws from its own generator.
+template <class T, std::size_t N>
+struct flaky_ring {
+    using value_type = T;
+    rings::spsc_ring<T, N> inner;
+    std::uint64_t push_rng = 1, pop_rng = 2;
+    static bool fails(std::uint64_t& x) noexcept {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL; // Knuth's MMIX LCG
+        return (x >> 61) == 0;                                   // 1 in 8
+    }
+    bool try_push(T&& v) noexcept { return !fails(push_rng) && inner.try_push(std::move(v)); }
+    bool try_pop(T& v) noexcept { return !fails(pop_rng) && inner.try_pop(v); }
+};
 } // namespace
 
 TEST_CASE("channel: tiny fixed limit (one packet in flight), per-item completion") {
@@ -170,7 +185,7 @@ TEST_CASE("channel: tiny fixed limit (one packet in flight), per-item completion
 
 TEST_CASE("channel: tiny dql limit in bytes, per-item completion") {
     plan p;
-    p.items = stress::share(100);
+    p.items = stress::share(50);
     p.bound = 3000 + stress::max_packet;
     auto ring = std::make_unique<rings::spsc_ring<packet, 256>>();
     const auto o = run<rings::spsc_ring<packet, 256>, dql_>(*ring, {.max_limit = 3000}, p);
@@ -181,7 +196,7 @@ TEST_CASE("channel: tiny dql limit in bytes, per-item completion") {
 TEST_CASE("channel: huge dql limit that never bites, per-batch completion, spinning consumer") {
     plan p;
     p.wait = qlimits::consumer_wait::spin;
-    p.items = stress::share(300);
+    p.items = stress::share(250);
     p.consumer = consumer_style::batch;
     p.mode = completion::per_batch;
     p.batch = 64;
@@ -233,5 +248,30 @@ TEST_CASE("channel: polling producer and deadline waits on both sides, small rin
     auto ring = std::make_unique<rings::spsc_ring<packet, 4>>();
     const auto o = run<rings::spsc_ring<packet, 4>, qlimits::fixed_limit<>>(
         *ring, {.limit = 8 * stress::max_packet}, p);
+    check_outcome(o, p);
+}
+
+TEST_CASE("channel: a ring failing 1 in 8 pushes and pops spuriously, blocking both sides") {
+    // Issue 8 finding 4: the old channel slept on a spurious failure (producer waiting for room
+    // in an empty ring, consumer asleep with an item in it) and hung after a few thousand items.
+    plan p;
+    p.items = stress::share(60);
+    p.pause_every = 512;
+    using ring_t = flaky_ring<packet, 16>;
+    auto ring = std::make_unique<ring_t>();
+    const auto o = run<ring_t, qlimits::unlimited<>>(*ring, {}, p);
+    check_outcome(o, p);
+}
+
+TEST_CASE("channel: a ring failing 1 in 8 spuriously, dql limit, batch consumer") {
+    plan p;
+    p.items = stress::share(40);
+    p.consumer = consumer_style::batch;
+    p.mode = completion::per_batch;
+    p.batch = 8;
+    p.bound = 8 * stress::max_packet + stress::max_packet;
+    using ring_t = flaky_ring<packet, 4>;
+    auto ring = std::make_unique<ring_t>();
+    const auto o = run<ring_t, dql_>(*ring, {.max_limit = 8 * stress::max_packet}, p);
     check_outcome(o, p);
 }

@@ -211,25 +211,29 @@ template <class P>
 inline constexpr bool policy_uses_time<P> = P::uses_time;
 
 // Debug check of the one-producer / one-consumer rule: a side's methods mark the side busy
-// while they run; a second thread that finds it busy reports the violation.
+// while they run; a second thread that finds it busy reports the violation. A template on the
+// switch, so translation units built with and without it never define one class two ways.
+template <bool Check>
 class side_guard {
 public:
-#if QLIMITS_CHECK_SPSC
+    side_guard(std::atomic<std::uint32_t>&, const char*) noexcept {}
+    side_guard(const side_guard&) = delete;
+    side_guard& operator=(const side_guard&) = delete;
+};
+template <>
+class side_guard<true> {
+public:
     side_guard(std::atomic<std::uint32_t>& busy, const char* where) noexcept : busy_(busy) {
         if (busy_.exchange(1, std::memory_order_acquire) != 0) [[unlikely]]
             contract_failed(where, "two threads on one side of a channel at once (it allows one "
                                    "producer thread and one consumer thread)");
     }
     ~side_guard() { busy_.store(0, std::memory_order_release); }
+    side_guard(const side_guard&) = delete;
+    side_guard& operator=(const side_guard&) = delete;
 
 private:
     std::atomic<std::uint32_t>& busy_;
-#else
-    side_guard(std::atomic<std::uint32_t>&, const char*) noexcept {}
-#endif
-public:
-    side_guard(const side_guard&) = delete;
-    side_guard& operator=(const side_guard&) = delete;
 };
 } // namespace detail
 
@@ -242,6 +246,7 @@ template <channel_ring Ring, limit_policy Policy, clock_source Clock = policy_cl
 class channel {
     using traits = ring_traits<Ring>;
     using read_clock = detail::adapter_clock<Clock>;
+    using guard = detail::side_guard<QLIMITS_CHECK_SPSC != 0>;
     static_assert(std::same_as<typename Clock::time_point, typename Policy::time_point>,
                   "channel: Clock must tell time in the policy's time_point type");
 
@@ -276,14 +281,14 @@ public:
     /// With more == true the consumer is not woken yet (one barrier saved per item): the caller
     /// promises a later send with more == false, or flush(). A refusal flushes by itself.
     [[nodiscard]] send_status try_send(value_type&& item, bool more = false) noexcept {
-        detail::side_guard g(p_.busy, "channel::try_send");
+        guard g(p_.busy, "channel::try_send");
         return push(item, more);
     }
     /// As try_send(value_type&&), sending a copy.
     [[nodiscard]] send_status try_send(const value_type& item, bool more = false) noexcept
         requires std::is_nothrow_copy_constructible_v<value_type>
     {
-        detail::side_guard g(p_.busy, "channel::try_send");
+        guard g(p_.busy, "channel::try_send");
         value_type copy(item);
         return push(copy, more);
     }
@@ -291,32 +296,32 @@ public:
     /// Send one item, waiting while the ring is full or the policy is over its limit.
     /// Returns ok, too_large or closed; on anything but ok the item is left untouched.
     send_status send(value_type&& item) noexcept {
-        detail::side_guard g(p_.busy, "channel::send");
+        guard g(p_.busy, "channel::send");
         return blocking_push(item, nullptr);
     }
     send_status send(const value_type& item) noexcept
         requires std::is_nothrow_copy_constructible_v<value_type>
     {
-        detail::side_guard g(p_.busy, "channel::send");
+        guard g(p_.busy, "channel::send");
         value_type copy(item);
         return blocking_push(copy, nullptr);
     }
     /// As send(item), giving up at `deadline` (timeout).
     send_status send(value_type&& item, deadline_type deadline) noexcept {
-        detail::side_guard g(p_.busy, "channel::send");
+        guard g(p_.busy, "channel::send");
         return blocking_push(item, &deadline);
     }
     send_status send(const value_type& item, deadline_type deadline) noexcept
         requires std::is_nothrow_copy_constructible_v<value_type>
     {
-        detail::side_guard g(p_.busy, "channel::send");
+        guard g(p_.busy, "channel::send");
         value_type copy(item);
         return blocking_push(copy, &deadline);
     }
 
     /// Wake the consumer for items sent with more == true (no-op if none are pending).
     void flush() noexcept {
-        detail::side_guard g(p_.busy, "channel::flush");
+        guard g(p_.busy, "channel::flush");
         flush_pending();
     }
 
@@ -324,17 +329,17 @@ public:
 
     /// Take one item if there is one, completing it at once (per item).
     [[nodiscard]] bool try_receive(value_type& out) noexcept {
-        detail::side_guard g(c_.busy, "channel::try_receive");
+        guard g(c_.busy, "channel::try_receive");
         return take_one(out);
     }
     /// Take one item, sleeping while the ring is empty. False only when closed and empty.
     bool receive(value_type& out) noexcept {
-        detail::side_guard g(c_.busy, "channel::receive");
+        guard g(c_.busy, "channel::receive");
         return consumer_wait_for([&]() noexcept { return take_one(out); }, nullptr);
     }
     /// As receive(out), giving up at `deadline` (false).
     bool receive(value_type& out, deadline_type deadline) noexcept {
-        detail::side_guard g(c_.busy, "channel::receive");
+        guard g(c_.busy, "channel::receive");
         return consumer_wait_for([&]() noexcept { return take_one(out); }, &deadline);
     }
 
@@ -342,20 +347,20 @@ public:
     /// batch. Returns how many were taken.
     [[nodiscard]] std::size_t try_receive_batch(std::span<value_type> out,
                                                 completion mode = completion::per_batch) noexcept {
-        detail::side_guard g(c_.busy, "channel::try_receive_batch");
+        guard g(c_.busy, "channel::try_receive_batch");
         return take_batch(out, mode);
     }
     /// As try_receive_batch(), sleeping while the ring is empty. Returns at least 1, or 0 when
     /// closed and empty. An empty span receives nothing: 0 at once, without waiting.
     std::size_t receive_batch(std::span<value_type> out,
                               completion mode = completion::per_batch) noexcept {
-        detail::side_guard g(c_.busy, "channel::receive_batch");
+        guard g(c_.busy, "channel::receive_batch");
         return wait_batch(out, mode, nullptr);
     }
     /// As receive_batch(out, mode), giving up at `deadline` (0).
     std::size_t receive_batch(std::span<value_type> out, completion mode,
                               deadline_type deadline) noexcept {
-        detail::side_guard g(c_.busy, "channel::receive_batch");
+        guard g(c_.busy, "channel::receive_batch");
         return wait_batch(out, mode, &deadline);
     }
 
@@ -371,11 +376,12 @@ public:
         // F5. Pairs with F1 and F4: a side that re-checks after its fence sees `closed`, or we
         // see its waiting state here and wake it.
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        // acq_rel: pairs with the acquire waits (what happened before close is visible there).
-        if (f_.consumer_asleep.exchange(0, std::memory_order_acq_rel) != 0)
-            detail::wake_all(f_.consumer_asleep);
-        if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running)
-            detail::wake_all(f_.producer_state);
+        // seq_cst: pairs with the waits (detail/futex.hpp: no wake-up skipped; what happened
+        // before close is visible there).
+        if (f_.consumer_asleep.exchange(0, std::memory_order_seq_cst) != 0)
+            detail::wake(f_.consumer_asleep, f_.consumer_sleepers, true);
+        if (f_.producer_state.exchange(running, std::memory_order_seq_cst) != running)
+            detail::wake(f_.producer_state, f_.producer_sleepers, true);
     }
     [[nodiscard]] bool closed() const noexcept {
         return f_.closed.load(std::memory_order_relaxed) != 0;
@@ -511,7 +517,7 @@ private:
                         continue;
                     }
                     bump(p_.waits);
-                    if (!detail::wait_until(f_.producer_state, waiting_for_room, deadline))
+                    if (!detail::wait_until(f_.producer_state, f_.producer_sleepers, waiting_for_room, deadline))
                         clear_state(waiting_for_room); // timed out; the loop returns timeout
                     continue;
                 }
@@ -524,8 +530,8 @@ private:
                 if (f_.closed.load(std::memory_order_relaxed) != 0)
                     return send_status::closed;
                 bump(p_.waits);
-                // Acquire inside: pairs with the acq_rel exchange in wake_producer() or close().
-                (void)detail::wait_until(f_.producer_state, stopped_by_limit, deadline);
+                // Pairs with the seq_cst exchange in wake_producer() or close().
+                (void)detail::wait_until(f_.producer_state, f_.producer_sleepers, stopped_by_limit, deadline);
                 continue;
             }
             return r;
@@ -592,11 +598,11 @@ private:
         }
         if (f_.consumer_asleep.load(std::memory_order_relaxed) == 0) [[likely]]
             return;
-        // acq_rel: release pairs with the acquire wait in consumer_wait_for(), so the woken
+        // seq_cst: pairs with the wait in consumer_wait_for() (detail/futex.hpp), so the woken
         // consumer's next pop sees our push.
-        if (f_.consumer_asleep.exchange(0, std::memory_order_acq_rel) != 0) {
+        if (f_.consumer_asleep.exchange(0, std::memory_order_seq_cst) != 0) {
             bump(p_.consumer_wakeups);
-            detail::wake_one(f_.consumer_asleep);
+            detail::wake(f_.consumer_asleep, f_.consumer_sleepers, false);
         }
     }
 
@@ -715,11 +721,11 @@ private:
         // would only find the producer over the limit again).
         if (s == stopped_by_limit && policy_.available() < 0)
             return;
-        // acq_rel: release pairs with the acquire wait in blocking_push(), so the woken
+        // seq_cst: pairs with the wait in blocking_push() (detail/futex.hpp), so the woken
         // producer sees our completion and pop.
-        if (f_.producer_state.exchange(running, std::memory_order_acq_rel) != running) {
+        if (f_.producer_state.exchange(running, std::memory_order_seq_cst) != running) {
             bump(c_.producer_wakeups);
-            detail::wake_one(f_.producer_state);
+            detail::wake(f_.producer_state, f_.producer_sleepers, false);
         }
     }
 
@@ -800,14 +806,14 @@ private:
             }
             bump(c_.sleeps);
             if (handshake) {
-                if (!detail::wait_until(f_.consumer_asleep, 1, deadline))
+                if (!detail::wait_until(f_.consumer_asleep, f_.consumer_sleepers, 1, deadline))
                     f_.consumer_asleep.store(0, std::memory_order_relaxed);
                 continue;
             }
             auto until = std::chrono::steady_clock::now() + unconfirmed_sleep;
             if (deadline != nullptr && *deadline < until)
                 until = *deadline;
-            if (!detail::wait_until(f_.consumer_asleep, 1, &until))
+            if (!detail::wait_until(f_.consumer_asleep, f_.consumer_sleepers, 1, &until))
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
         }
     }
@@ -821,6 +827,8 @@ private:
         std::atomic<std::uint32_t> producer_state{running};
         std::atomic<std::uint32_t> consumer_asleep{0};
         std::atomic<std::uint32_t> closed{0};
+        std::atomic<std::uint32_t> producer_sleepers{0}; // inside a futex wait (detail/futex.hpp)
+        std::atomic<std::uint32_t> consumer_sleepers{0};
     };
     // Written by the producer only (pushed is read by the consumer on its way to sleep).
     struct alignas(cache_line_size) producer_line {

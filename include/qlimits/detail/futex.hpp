@@ -44,59 +44,68 @@ inline std::uint32_t* futex_word(std::atomic<std::uint32_t>& a) noexcept {
 #endif
 
 /// Sleep while `a == expected`, until `deadline` (nullptr: no deadline). False on timeout.
-inline bool wait_until(std::atomic<std::uint32_t>& a, std::uint32_t expected,
-                       const deadline_clock::time_point* deadline) noexcept {
+/// `sleepers` counts the threads inside; a waker that finds it zero skips the system call.
+inline bool wait_until(std::atomic<std::uint32_t>& a, std::atomic<std::uint32_t>& sleepers,
+                       std::uint32_t expected, const deadline_clock::time_point* deadline) noexcept {
+    // seq_cst: with the waker's seq_cst exchange and load of `sleepers`, either our load of `a`
+    // below sees its new value or it sees us counted (and the futex closes the rest of the race:
+    // the kernel re-checks the value before it puts us to sleep).
+    sleepers.fetch_add(1, std::memory_order_seq_cst);
+    bool changed = true;
 #if defined(__linux__)
     timespec ts{};
     if (deadline != nullptr) {
         const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             deadline->time_since_epoch())
                             .count();
-        if (ns <= 0)
-            return a.load(std::memory_order_acquire) != expected;
-        ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
-        ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+        ts.tv_sec = static_cast<time_t>(ns > 0 ? ns / 1'000'000'000 : 0);
+        ts.tv_nsec = static_cast<long>(ns > 0 ? ns % 1'000'000'000 : 0);
     }
-    while (a.load(std::memory_order_acquire) == expected) {
+    while (a.load(std::memory_order_seq_cst) == expected) {
         const long r = ::syscall(SYS_futex, futex_word(a), FUTEX_WAIT_BITSET_PRIVATE, expected,
                                  deadline != nullptr ? &ts : nullptr, nullptr,
                                  FUTEX_BITSET_MATCH_ANY);
-        if (r != 0 && errno == ETIMEDOUT)
-            return a.load(std::memory_order_acquire) != expected;
+        if (r != 0 && errno == ETIMEDOUT) {
+            changed = a.load(std::memory_order_acquire) != expected;
+            break;
+        }
     }
-    return true;
 #else
     if (deadline == nullptr) {
-        a.wait(expected, std::memory_order_acquire);
-        return true;
+        a.wait(expected, std::memory_order_seq_cst);
+    } else {
+        while (a.load(std::memory_order_seq_cst) == expected) {
+            const auto left = *deadline - deadline_clock::now();
+            if (left <= left.zero()) {
+                changed = false;
+                break;
+            }
+            std::this_thread::sleep_for(std::min<deadline_clock::duration>(
+                left, std::chrono::duration_cast<deadline_clock::duration>(
+                          std::chrono::microseconds{50})));
+        }
     }
-    while (a.load(std::memory_order_acquire) == expected) {
-        const auto left = *deadline - deadline_clock::now();
-        if (left <= left.zero())
-            return false;
-        std::this_thread::sleep_for(std::min<deadline_clock::duration>(
-            left, std::chrono::duration_cast<deadline_clock::duration>(
-                      std::chrono::microseconds{50})));
-    }
-    return true;
 #endif
+    sleepers.fetch_sub(1, std::memory_order_release);
+    // Acquire: pairs with the waker's exchange, so what it did before is visible to the caller.
+    (void)a.load(std::memory_order_acquire);
+    return changed;
 }
 
-/// Wake one sleeper of `a` (call after changing its value).
-inline void wake_one(std::atomic<std::uint32_t>& a) noexcept {
+/// Wake the sleepers of `a` after changing its value with a seq_cst read-modify-write (one, or
+/// all). No system call when nobody sleeps.
+inline void wake(std::atomic<std::uint32_t>& a, std::atomic<std::uint32_t>& sleepers,
+                 bool all) noexcept {
+    if (sleepers.load(std::memory_order_seq_cst) == 0)
+        return;
 #if defined(__linux__)
-    (void)::syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    (void)::syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, all ? 0x7fffffff : 1, nullptr,
+                    nullptr, 0);
 #else
-    a.notify_one();
-#endif
-}
-/// Wake every sleeper of `a`.
-inline void wake_all(std::atomic<std::uint32_t>& a) noexcept {
-#if defined(__linux__)
-    (void)::syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, 0x7fffffff, nullptr, nullptr,
-                    0);
-#else
-    a.notify_all();
+    if (all)
+        a.notify_all();
+    else
+        a.notify_one();
 #endif
 }
 

@@ -1,0 +1,271 @@
+// Unit tests of the channel and tx_gate findings of issue 8 that one or two threads can show in
+// a moment: books beyond 2^32 units, an empty batch span, the live policy, deadline waits that
+// sleep, close() from a third thread, and the debug check of the one-producer/one-consumer
+// rule. The long two-thread proofs (spurious ring failures, membarrier denied) are in
+// tests/stress/ and tests/seccomp/.
+//
+// This file turns the one-producer/one-consumer check on whatever the build type (every channel
+// type here is built from types local to this file, so no other translation unit instantiates
+// them without the check).
+#define QLIMITS_CHECK_SPSC 1
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../examples/rings/locked_deque.hpp"
+#include "../../examples/rings/spsc_ring.hpp"
+#include "contract_probe.hpp"
+#include "qlimits/adapters/channel.hpp"
+#include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/limits/fixed.hpp"
+
+namespace {
+using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
+using qlimits::send_status;
+using namespace std::chrono_literals;
+
+// Every item counts for max_object units (a 256 MiB "packet"): 9 of them exceed 2^31 units.
+struct huge_ring {
+    using value_type = std::uint64_t;
+    rings::spsc_ring<std::uint64_t, 1024> inner;
+    bool try_push(std::uint64_t&& v) noexcept { return inner.try_push(std::move(v)); }
+    bool try_pop(std::uint64_t& v) noexcept { return inner.try_pop(v); }
+    static std::uint32_t units(const std::uint64_t&) noexcept { return qlimits::fixed_max_object; }
+};
+
+struct flag_ring { // a NIC queue's stop flag, for tx_gate
+    bool off = false;
+    [[nodiscard]] bool stopped() const noexcept { return off; }
+    void stop() noexcept { off = true; }
+    void wake() noexcept { off = false; }
+};
+
+struct item {
+    std::uint64_t seq = 0;
+    std::uint32_t bytes = 1;
+};
+using item_ring = rings::spsc_ring<item, 8>;
+} // namespace
+
+template <>
+struct qlimits::item_units<item> {
+    static std::uint32_t of(const item& p) noexcept { return p.bytes; }
+};
+
+TEST_CASE("channel: max_object items never wrap the books; the 9th is refused with over_limit") {
+    // 8 x (2^32/16 - 1) = 2^31 - 8 units fit; a 9th would put more than 2^31 - 1 in flight.
+    test::contract_probe probe;
+    auto ring = std::make_unique<huge_ring>();
+    qlimits::channel<huge_ring, qlimits::unlimited<clock_ms>> ch(*ring);
+    int ok = 0;
+    send_status last = send_status::ok;
+    for (std::uint64_t i = 0; i < 1024 && last == send_status::ok; ++i)
+        if ((last = ch.try_send(std::uint64_t{i})) == send_status::ok)
+            ++ok;
+    CHECK(ok == 8);
+    CHECK(last == send_status::over_limit);
+    CHECK(ch.stopped());
+    CHECK(ch.inflight() == 8U * qlimits::fixed_max_object);
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+        CHECK(ch.try_receive(v));
+    CHECK(probe.count() == 0); // no false over-completion
+    CHECK(ch.inflight() == 0);
+    CHECK_FALSE(ch.stopped());
+    CHECK(ch.try_send(std::uint64_t{99}) == send_status::ok);
+}
+
+TEST_CASE("channel: max_object items through a 1024-slot ring, two threads, blocking") {
+    test::contract_probe probe;
+    auto ring = std::make_unique<huge_ring>();
+    qlimits::channel<huge_ring, qlimits::unlimited<clock_ms>> ch(*ring);
+    constexpr std::uint64_t n = 20000;
+    std::thread producer([&] {
+        for (std::uint64_t i = 0; i < n; ++i)
+            if (ch.send(std::uint64_t{i}) != send_status::ok)
+                return;
+    });
+    std::uint64_t got = 0, v = 0, order_errors = 0;
+    std::vector<std::uint64_t> batch(64);
+    while (got < n) {
+        if (got % 2 == 0) {
+            if (!ch.receive(v))
+                break;
+            order_errors += v != got;
+            ++got;
+        } else {
+            const std::size_t k = ch.receive_batch(std::span<std::uint64_t>(batch));
+            for (std::size_t j = 0; j < k; ++j)
+                order_errors += batch[j] != got + j;
+            got += k;
+        }
+    }
+    producer.join();
+    CHECK(got == n);
+    CHECK(order_errors == 0);
+    CHECK(probe.count() == 0);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("tx_gate: xmit_more batches of max_object units are refused past 2^31 - 1, not wrapped") {
+    test::contract_probe probe;
+    flag_ring ring;
+    qlimits::tx_gate<qlimits::unlimited<clock_ms>, flag_ring> gate({}, clock_ms::time_point{});
+    int counted = 0, refused = 0;
+    for (int i = 0; i < 20; ++i) {
+        const auto step = gate.sent(ring, qlimits::fixed_max_object, i != 19);
+        if (step.counted) {
+            ++counted;
+        } else {
+            ++refused;
+            CHECK(step.doorbell); // the batch cannot continue
+        }
+    }
+    CHECK(counted == 8);
+    CHECK(refused == 12);
+    CHECK(gate.stats().refused == 12);
+    CHECK(gate.policy().inflight() == 8U * qlimits::fixed_max_object);
+    for (int i = 0; i < counted; ++i)
+        CHECK(gate.completed(ring, qlimits::fixed_max_object, clock_ms::time_point{}));
+    CHECK(probe.count() == 0);
+    CHECK(gate.policy().inflight() == 0);
+    CHECK(gate.sent(ring, qlimits::fixed_max_object)); // room again
+}
+
+TEST_CASE("channel: receive_batch with an empty span returns 0 at once, without waiting") {
+    item_ring ring;
+    qlimits::channel<item_ring, qlimits::unlimited<clock_ms>> ch(ring);
+    REQUIRE(ch.try_send(item{1}) == send_status::ok);
+    std::thread closer([&] {
+        std::this_thread::sleep_for(500ms);
+        ch.close();
+    });
+    CHECK(ch.receive_batch(std::span<item>{}) == 0);
+    CHECK_FALSE(ch.closed()); // it did not wait for close()
+    CHECK(ch.receive_batch(std::span<item>{}, qlimits::completion::per_item,
+                           std::chrono::steady_clock::now() + 10s) == 0);
+    CHECK_FALSE(ch.closed());
+    closer.join();
+    item out;
+    CHECK(ch.receive(out)); // the item is still there
+    CHECK(out.seq == 1);
+}
+
+TEST_CASE("channel: the live policy's limit can be changed (non-const policy())") {
+    item_ring ring;
+    qlimits::channel<item_ring, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 1000});
+    CHECK(ch.try_send(item{1, 600}) == send_status::ok);
+    CHECK(ch.try_send(item{2, 600}) == send_status::ok);
+    CHECK(ch.try_send(item{3, 600}) == send_status::over_limit);
+    CHECK(ch.policy().set_limit(5000)); // the consumer side's setter
+    CHECK(ch.try_send(item{3, 600}) == send_status::ok);
+    CHECK(ch.limit() == 5000);
+}
+
+TEST_CASE("channel: waits with a deadline sleep on the futex instead of polling") {
+    item_ring ring;
+    qlimits::channel<item_ring, qlimits::unlimited<clock_ms>> ch(ring);
+    item out;
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK_FALSE(ch.receive(out, t0 + 20ms));
+    CHECK(std::chrono::steady_clock::now() >= t0 + 20ms); // never before the deadline
+    CHECK(ch.stats().consumer_sleeps >= 1);
+    for (std::uint64_t i = 0; i < 8; ++i)
+        REQUIRE(ch.try_send(item{i}) == send_status::ok);
+    const auto t1 = std::chrono::steady_clock::now();
+    CHECK(ch.send(item{8}, t1 + 20ms) == send_status::timeout);
+    CHECK(std::chrono::steady_clock::now() >= t1 + 20ms);
+    CHECK(ch.stats().producer_waits >= 1);
+    CHECK_FALSE(ch.stats().waiting_for_room); // the timed-out wait was withdrawn
+    // A sleeping deadline wait is woken by the other side, long before its deadline.
+    for (std::uint64_t i = 0; i < 8; ++i)
+        REQUIRE(ch.try_receive(out));
+    std::thread producer([&] {
+        std::this_thread::sleep_for(20ms);
+        (void)ch.send(item{42});
+    });
+    CHECK(ch.receive(out, std::chrono::steady_clock::now() + 60s));
+    CHECK(out.seq == 42);
+    producer.join();
+}
+
+TEST_CASE("channel: close() from a third thread loses nothing if the consumer drains after") {
+    // The documented rule: receive() may return false while a send that was past its closed
+    // check is still landing; try_receive() after the producer is done finds it.
+    for (int round = 0; round < 200; ++round) {
+        auto ring = std::make_unique<rings::spsc_ring<item, 64>>();
+        qlimits::channel<rings::spsc_ring<item, 64>, qlimits::unlimited<clock_ms>> ch(*ring);
+        std::atomic<std::uint64_t> sent{0};
+        std::thread producer([&] {
+            for (std::uint64_t i = 0;; ++i) {
+                const send_status r = ch.send(item{i});
+                if (r != send_status::ok)
+                    return;
+                sent.fetch_add(1, std::memory_order_relaxed);
+            }
+        });
+        std::thread closer([&] {
+            std::this_thread::sleep_for(std::chrono::microseconds(50 * (round % 8)));
+            ch.close();
+        });
+        std::uint64_t got = 0;
+        item out;
+        while (ch.receive(out))
+            ++got;
+        closer.join();
+        producer.join();
+        while (ch.try_receive(out))
+            ++got;
+        CHECK(got == sent.load());
+        CHECK(ch.inflight() == 0);
+    }
+}
+
+namespace {
+// Runs `side` on two threads at once until the contract handler has heard of it (or 10 s).
+template <class Side>
+void run_twice_at_once(const test::contract_probe& probe, Side side) {
+    std::atomic<bool> stop{false};
+    const auto loop = [&] {
+        for (std::uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i)
+            side(i);
+    };
+    std::thread a(loop), b(loop);
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (probe.count() == 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(1ms);
+    stop.store(true);
+    a.join();
+    b.join();
+}
+} // namespace
+
+TEST_CASE("channel: two producers at once are reported through the contract handler") {
+    test::contract_probe probe;
+    rings::locked_deque<item> ring; // thread-safe, so only the channel's rule is broken
+    ring.capacity = 1U << 20;
+    qlimits::channel<rings::locked_deque<item>, qlimits::unlimited<clock_ms>> ch(ring);
+    run_twice_at_once(probe, [&](std::uint64_t i) { (void)ch.try_send(item{i}); });
+    CHECK(probe.count() > 0);
+    CHECK(std::string(probe.last().where) == "channel::try_send");
+}
+
+TEST_CASE("channel: two consumers at once are reported, naming the method") {
+    test::contract_probe probe;
+    rings::locked_deque<item> ring;
+    qlimits::channel<rings::locked_deque<item>, qlimits::unlimited<clock_ms>> ch(ring);
+    run_twice_at_once(probe, [&](std::uint64_t) {
+        item out;
+        (void)ch.try_receive(out);
+    });
+    CHECK(probe.count() > 0);
+    CHECK(std::string(probe.last().where) == "channel::try_receive");
+}
