@@ -7,7 +7,8 @@
 //  - the user specializes qlimits::ring_traits<TheirRing> (for types they cannot edit: a DPDK
 //    ring, boost::lockfree::spsc_queue, a struct from a C library).
 // The primary template is empty on purpose: a ring that speaks neither way fails the concepts
-// below, and the compiler names the missing traits member.
+// below. Each rule is its own named concept (ring_has_wake, ring_try_push_is_noexcept, ...), so
+// the compiler's message names the member that is missing or malformed.
 //
 // Two roles, two concepts:
 //  - adaptable_ring (for tx_gate): a NIC-style ring with a stop flag the gate may set and clear:
@@ -45,26 +46,39 @@ template <class Ring>
 struct ring_traits {};
 
 namespace detail {
+// A ring with any of stopped()/stop()/wake() is taken as meant to be stoppable: its traits get
+// whichever of the three it has, so a ring missing one fails adaptable_ring on exactly that
+// member, and the compiler's message names it.
 template <class Ring>
-concept native_stoppable = requires(Ring& r, const Ring& cr) {
-    { cr.stopped() } noexcept -> std::same_as<bool>;
-    { r.stop() } noexcept;
-    { r.wake() } noexcept;
-};
+concept names_a_stop_member = requires(Ring& r) { r.stopped(); } ||
+                              requires(Ring& r) { r.stop(); } || requires(Ring& r) { r.wake(); };
 
 // A ring that names its value_type is taken as meant to be a transfer ring: its traits get the
-// value_type and whichever of try_push/try_pop it has, so a ring missing one of them fails
-// channel_ring on exactly that member, and the compiler's message names it.
+// value_type and whichever of try_push/try_pop it has. The members are forwarded as they are
+// (return type and noexcept included), so the concepts below can say what is wrong with them.
 template <class Ring>
 concept names_value_type = requires { typename Ring::value_type; };
+
 // Each role lives in its own base so a ring may have either set of members, or both.
 template <class Ring>
 struct native_stop_traits {};
-template <native_stoppable Ring>
+template <names_a_stop_member Ring>
 struct native_stop_traits<Ring> {
-    [[nodiscard]] static bool stopped(const Ring& r) noexcept { return r.stopped(); }
-    static void stop(Ring& r) noexcept { r.stop(); }
-    static void wake(Ring& r) noexcept { r.wake(); }
+    static decltype(auto) stopped(const Ring& r) noexcept(noexcept(r.stopped()))
+        requires requires { r.stopped(); }
+    {
+        return r.stopped();
+    }
+    static decltype(auto) stop(Ring& r) noexcept(noexcept(r.stop()))
+        requires requires { r.stop(); }
+    {
+        return r.stop();
+    }
+    static decltype(auto) wake(Ring& r) noexcept(noexcept(r.wake()))
+        requires requires { r.wake(); }
+    {
+        return r.wake();
+    }
 };
 
 template <class Ring>
@@ -72,17 +86,14 @@ struct native_transfer_traits {};
 template <names_value_type Ring>
 struct native_transfer_traits<Ring> {
     using value_type = typename Ring::value_type;
-    [[nodiscard]] static bool try_push(Ring& r, value_type&& v) noexcept
-        requires requires(Ring& ring, value_type& item) {
-            { ring.try_push(std::move(item)) } noexcept -> std::same_as<bool>;
-        }
+    static decltype(auto) try_push(Ring& r, value_type&& v) noexcept(
+        noexcept(r.try_push(std::move(v))))
+        requires requires { r.try_push(std::move(v)); }
     {
         return r.try_push(std::move(v));
     }
-    [[nodiscard]] static bool try_pop(Ring& r, value_type& out) noexcept
-        requires requires(Ring& ring, value_type& item) {
-            { ring.try_pop(item) } noexcept -> std::same_as<bool>;
-        }
+    static decltype(auto) try_pop(Ring& r, value_type& out) noexcept(noexcept(r.try_pop(out)))
+        requires requires { r.try_pop(out); }
     {
         return r.try_pop(out);
     }
@@ -99,26 +110,67 @@ struct native_transfer_traits<Ring> {
 
 /// Rings that already have the member functions need no specialization.
 template <class Ring>
-    requires(detail::native_stoppable<Ring> || detail::names_value_type<Ring>)
+    requires(detail::names_a_stop_member<Ring> || detail::names_value_type<Ring>)
 struct ring_traits<Ring> : detail::native_stop_traits<Ring>, detail::native_transfer_traits<Ring> {
+};
+
+// One concept per member and rule, so a refused ring's diagnostic names what is wrong:
+// "ring_has_wake<R> evaluated to false", "ring_try_push_is_noexcept<R> evaluated to false"...
+template <class Ring>
+concept ring_has_stopped = requires(const Ring& r) { ring_traits<Ring>::stopped(r); };
+template <class Ring>
+concept ring_has_stop = requires(Ring& r) { ring_traits<Ring>::stop(r); };
+template <class Ring>
+concept ring_has_wake = requires(Ring& r) { ring_traits<Ring>::wake(r); };
+template <class Ring>
+concept ring_stop_members_are_noexcept = requires(Ring& r, const Ring& cr) {
+    { ring_traits<Ring>::stopped(cr) } noexcept;
+    { ring_traits<Ring>::stop(r) } noexcept;
+    { ring_traits<Ring>::wake(r) } noexcept;
+};
+template <class Ring>
+concept ring_stopped_returns_bool = requires(const Ring& r) {
+    { ring_traits<Ring>::stopped(r) } -> std::same_as<bool>;
 };
 
 /// A ring tx_gate can stop and wake (NIC-style: the device completes what the producer posts).
 template <class Ring>
-concept adaptable_ring = requires(Ring& r, const Ring& cr) {
-    { ring_traits<Ring>::stopped(cr) } noexcept -> std::same_as<bool>;
-    { ring_traits<Ring>::stop(r) } noexcept -> std::same_as<void>;
-    { ring_traits<Ring>::wake(r) } noexcept -> std::same_as<void>;
+concept adaptable_ring = ring_has_stopped<Ring> && ring_has_stop<Ring> && ring_has_wake<Ring> &&
+                         ring_stopped_returns_bool<Ring> && ring_stop_members_are_noexcept<Ring>;
+
+template <class Ring>
+concept ring_has_value_type = std::is_object_v<typename ring_traits<Ring>::value_type>;
+template <class Ring>
+concept ring_has_try_push = requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+    ring_traits<Ring>::try_push(r, std::move(v));
+};
+template <class Ring>
+concept ring_has_try_pop = requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+    ring_traits<Ring>::try_pop(r, v);
+};
+template <class Ring>
+concept ring_try_push_returns_bool = requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+    { ring_traits<Ring>::try_push(r, std::move(v)) } -> std::same_as<bool>;
+};
+template <class Ring>
+concept ring_try_pop_returns_bool = requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+    { ring_traits<Ring>::try_pop(r, v) } -> std::same_as<bool>;
+};
+template <class Ring>
+concept ring_try_push_is_noexcept = requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+    { ring_traits<Ring>::try_push(r, std::move(v)) } noexcept;
+};
+template <class Ring>
+concept ring_try_pop_is_noexcept = requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
+    { ring_traits<Ring>::try_pop(r, v) } noexcept;
 };
 
 /// A single-producer single-consumer ring a channel can move items through.
 template <class Ring>
-concept channel_ring =
-    std::is_object_v<typename ring_traits<Ring>::value_type> &&
-    requires(Ring& r, typename ring_traits<Ring>::value_type& v) {
-        { ring_traits<Ring>::try_push(r, std::move(v)) } noexcept -> std::same_as<bool>;
-        { ring_traits<Ring>::try_pop(r, v) } noexcept -> std::same_as<bool>;
-    };
+concept channel_ring = ring_has_value_type<Ring> && ring_has_try_push<Ring> &&
+                       ring_has_try_pop<Ring> && ring_try_push_returns_bool<Ring> &&
+                       ring_try_pop_returns_bool<Ring> && ring_try_push_is_noexcept<Ring> &&
+                       ring_try_pop_is_noexcept<Ring>;
 
 /// The value type of a channel_ring.
 template <channel_ring Ring>
