@@ -22,8 +22,9 @@
 //  - T_US is microseconds from the trace's origin, converted to the kernel's ktime as ns
 //    (x 1000); it must be at most 9223372036854775 so the ns value fits a signed 64-bit count.
 //    Time may go backwards (the tuner then sees a huge window, as the kernel would);
-//  - EVENTS must fit 16 bits, PKTS, BYTES and COMPLETIONS 32 bits (no silent truncation: the
-//    counters are the already-truncated kernel values, so a wider number is a malformed trace).
+//  - EVENTS must fit 16 bits, PKTS and BYTES 32 bits (no silent truncation: the counters are
+//    the already-truncated kernel values, so a wider number is a malformed trace). COMPLETIONS
+//    is a u64, as the kernel's rdma_dim() takes it; it wraps into the 32-bit running sum there.
 #pragma once
 
 #include <chrono>
@@ -59,7 +60,7 @@ struct dim_directive {
     std::uint16_t events = 0;                     ///< for s
     std::uint32_t pkts = 0;                       ///< for s
     std::uint32_t bytes = 0;                      ///< for s
-    std::uint32_t comps = 0;                      ///< for c
+    std::uint64_t comps = 0;                      ///< for c (u64, as rdma_dim() takes it)
 };
 
 /// The result of reading one line: nothing (blank or comment), a directive, or an error.
@@ -137,7 +138,8 @@ struct dim_line {
     if (op == "c") {
         if (const char* e = arity(3)) return fail(e);
         if (const char* e = time(f.field[1], d.time_us)) return fail(e);
-        if (const char* e = u32(f.field[2], d.comps)) return fail(e);
+        if (!parse_decimal(f.field[2], d.comps))
+            return fail("bad completion count (expected unsigned decimal below 2^64)");
         d.op = dim_op::completions;
         out.what = dim_line::kind::directive;
         return out;
