@@ -1,4 +1,4 @@
-// qlimits-lab: the policy lab's command line. See README.md and DESIGN.md section 7.
+// qlimits-lab: the policy lab's command line. See README.md and docs/lab.md.
 #include <cstdio>
 #include <cstring>
 

@@ -42,12 +42,12 @@ std::uint64_t now_ns() {
 
 std::vector<sim::param_spec> pipeline_params() {
     return {
-        {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (dql.md 11)"},
+        {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (docs/design.md §4)"},
         {"item-bytes", "64", 8, 65536, true, false, {}, "bytes",
          "modelling choice: one cache line of payload written by the producer, read by the consumer"},
         {"work-ns", "500", 0, 1e7, false, false, {}, "ns",
          "seed 001: ~442 ns per packet at nrules 0, rounded"},
-        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (dql.md 11)"},
+        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (docs/design.md §4)"},
         {"pattern", "flood", 0, 2, true, false, {"flood", "bursts", "paced"}, "",
          "modelling choice: flood like pktgen (seed 001)"},
         {"burst", "64", 1, 1e6, true, false, {}, "items", "modelling choice (bursts): one poll's worth"},
@@ -58,11 +58,11 @@ std::vector<sim::param_spec> pipeline_params() {
         {"duration-ms", "1000", 10, 600000, true, false, {}, "ms",
          "modelling choice: 1 s per policy"},
         {"completion", "item,batch", 0, 1, true, true, {"item", "batch"}, "",
-         "dql variants: completion per item or once per consumer batch (dql.md 11)"},
+         "dql variants: completion per item or once per consumer batch (docs/design.md §4)"},
         {"fixed-limit", "8", 0, 1e6, true, false, {}, "items",
          "veth limit_min=8 proposal (landscape.md [VE5][VE9])"},
         {"hold-ms", "1000", 0, 65535, true, false, {}, "ms",
-         "Linux default: dql_init(HZ), 1 s (dql.md 5)"},
+         "Linux default: dql_init(HZ), 1 s (docs/design.md §2.1)"},
     };
 }
 

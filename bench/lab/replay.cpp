@@ -1,4 +1,4 @@
-// qlimits-lab replay POLICY [-v]: read a trace (DESIGN.md section 6) on stdin and print the
+// qlimits-lab replay POLICY [-v]: read a trace (docs/design.md §6) on stdin and print the
 // state after every q/c (limit policies) or s/c (dim). A thin shell over
 // qlimits/testing/trace.hpp and qlimits/testing/dim_trace.hpp, where the formats' edge cases
 // are documented.

@@ -1,72 +1,103 @@
-// Two-thread throughput of a hand-written SPSC ring, raw and wrapped in qlimits::channel, side by
-// side: what does the channel cost when its limit never bites? A producer thread moves N
-// 8-byte items to the consumer (the benchmark thread); items/s is N over the wall time of the
-// transfer. Both sides spin (no sleeping) in the main rows so only the adapter's own work is
-// measured: the policy calls, the doorbell fence per send and the wake-up check per receive.
-// Extra rows: a consumer declared as never sleeping (consumer_wait::spin: no fence per send),
-// sends in batches (more = true, one fence per 32) with per-batch completion, and the blocking
-// send()/receive() a real pipeline would use.
+// Two-thread throughput of SPSC rings, raw and wrapped in qlimits::channel, side by side: what
+// does the channel cost when its limit never bites? A producer thread moves N 8-byte items to
+// the consumer (the benchmark thread); per_item is the wall time of the transfer over N.
 //
-// Run (Release): qlimits-bench --benchmark_filter=channel --benchmark_repetitions=10
-//                --benchmark_report_aggregates_only=true
+// Rows (all bm_channel_*; "raw" rows are the baselines):
+//  - raw_ring: examples/rings/spsc_ring.hpp, an index-caching SPSC ring (the design of
+//    rigtorp/SPSCQueue: each side caches the other's index and reads the shared one only when
+//    the cached one says full/empty), both sides spinning; raw_moodycamel: the same transfer
+//    through moodycamel::ReaderWriterQueue (try_enqueue/try_dequeue), if installed.
+//  - {unlimited, fixed, dql} x {per_item, batched}: try_send/try_receive spinning on both sides
+//    (consumer_wait::sleep, so every send pays the doorbell barrier); per_item_fences: the same
+//    with doorbell_barrier::fences (a full fence per send); per_item_spin: consumer_wait::spin.
+//    batched: sends with more = true and a doorbell every 32, receive_batch per_batch.
+//  - blocking_{unlimited, fixed, dql}[_fences]: send()/receive(), the consumer may sleep;
+//    raw_moodycamel_blocking: moodycamel::BlockingReaderWriterQueue (try_enqueue spinning,
+//    wait_dequeue), what users pick today for a blocking SPSC queue.
+//  - busy_poller_{membarrier, fences}: a blocking channel whose consumer sleeps often, beside a
+//    third thread that busy-polls the clock; worst_stall_us is the longest gap that thread saw,
+//    stalls_over_5us_per_s how often it lost more than 5 us
+//    (membarrier interrupts every CPU running a thread of the process on each consumer sleep).
+//  - 1thread_*: one thread plays both sides, 64 items at a time (no cache-line transfer).
+// Threads are pinned to CPUs 0 and 1 (sched_setaffinity) where the machine allows it; the
+// `pinned` counter says whether it worked. QLIMITS_BENCH_NO_PIN=1 turns pinning off.
+//
+// Run (Release): qlimits-bench --benchmark_filter=bm_channel --benchmark_repetitions=10
+//                --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
 
-#include <pthread.h>
 #include <sched.h>
 
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#if __has_include(<readerwriterqueue/readerwriterqueue.h>)
+#include <readerwriterqueue/readerwriterqueue.h>
+#define QLIMITS_BENCH_MOODYCAMEL 1
+#endif
 
 namespace {
 using item = std::uint64_t;
 using ring_t = rings::spsc_ring<item, 1024>;
 constexpr std::uint64_t items_per_run = 1U << 20;
 
-// Both sides of every two-thread row wait the same way: spin, then yield, so a row does not
-// stall for a whole time slice when the machine has more runnable threads than CPUs.
+// Spin, then yield, so a row does not stall for a whole time slice when the machine has more
+// runnable threads than CPUs. The pause spaces the retries (no hammering of a shared line).
 template <class F>
 void spin_until(F&& done) {
-    for (unsigned k = 0; !done(); ++k)
+    for (unsigned k = 0; !done(); ++k) {
+        qlimits::detail::cpu_relax();
         if (k >= 64)
             std::this_thread::yield();
+    }
 }
 
-// With QLIMITS_BENCH_PIN set, keep the two threads on CPUs 0 and 1, as rigtorp's benchmarks
-// do. Off by default: on a shared machine a pinned spinning thread that shares its CPU with
-// another process measures the scheduler, not the ring.
-void pin(int cpu) {
-    if (std::getenv("QLIMITS_BENCH_PIN") == nullptr || std::thread::hardware_concurrency() < 2)
-        return;
+// Pin the calling thread to `cpu`; false if the machine does not allow it (fewer CPUs, a
+// cpuset without it, QLIMITS_BENCH_NO_PIN set).
+bool pin(int cpu) {
+    if (std::getenv("QLIMITS_BENCH_NO_PIN") != nullptr || std::thread::hardware_concurrency() < 2)
+        return false;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(static_cast<unsigned>(cpu), &set);
-    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    return ::sched_setaffinity(0, sizeof set, &set) == 0;
+}
+// Undo pin() for the benchmark thread (other rows and Google Benchmark's own work).
+void unpin() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c)
+        CPU_SET(c, &set);
+    (void)::sched_setaffinity(0, sizeof set, &set);
 }
 
 template <class Produce, class Consume>
 void transfer(benchmark::State& st, Produce produce, Consume consume) {
-    pin(0);
+    const bool pinned = pin(0);
     for (auto _ : st) {
         std::thread producer([&] {
-            pin(1);
+            (void)pin(1);
             produce();
         });
         benchmark::DoNotOptimize(consume());
         producer.join();
     }
+    unpin();
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
                          static_cast<std::int64_t>(items_per_run));
-    // Seconds per item (shown in ns): unlike items/s, its minimum over repetitions is the best.
+    st.counters["pinned"] = pinned ? 1 : 0;
+    // Seconds per item (shown in ns): unlike items/s, its median over repetitions reads directly.
     st.counters["per_item"] = benchmark::Counter(static_cast<double>(items_per_run),
                                                  benchmark::Counter::kIsIterationInvariantRate |
                                                      benchmark::Counter::kInvert);
@@ -90,13 +121,56 @@ void bm_channel_raw_ring(benchmark::State& st) {
         });
 }
 
+#if QLIMITS_BENCH_MOODYCAMEL
+void bm_channel_raw_moodycamel(benchmark::State& st) {
+    moodycamel::ReaderWriterQueue<item> q(1024);
+    transfer(
+        st,
+        [&] {
+            for (item i = 0; i < items_per_run; ++i)
+                spin_until([&] { return q.try_enqueue(item{i}); });
+        },
+        [&] {
+            item sum = 0, v = 0;
+            for (std::uint64_t k = 0; k < items_per_run; ++k) {
+                spin_until([&] { return q.try_dequeue(v); });
+                sum += v;
+            }
+            return sum;
+        });
+}
+void bm_channel_raw_moodycamel_blocking(benchmark::State& st) {
+    moodycamel::BlockingReaderWriterQueue<item> q(1024);
+    transfer(
+        st,
+        [&] {
+            for (item i = 0; i < items_per_run; ++i)
+                spin_until([&] { return q.try_enqueue(item{i}); });
+        },
+        [&] {
+            item sum = 0, v = 0;
+            for (std::uint64_t k = 0; k < items_per_run; ++k) {
+                q.wait_dequeue(v);
+                sum += v;
+            }
+            return sum;
+        });
+}
+#endif
+
+template <class Policy>
+auto make_channel(ring_t& ring, const typename Policy::config_type& cfg,
+                  qlimits::consumer_wait wait, qlimits::doorbell_barrier barrier) {
+    return std::make_unique<qlimits::channel<ring_t, Policy>>(ring, cfg, wait, barrier);
+}
+
 // Per item on both sides: try_send() each item, try_receive() each item.
 template <class Policy>
-void bm_channel_per_item(benchmark::State& st, const typename Policy::config_type& cfg,
-                         qlimits::consumer_wait wait = qlimits::consumer_wait::sleep) {
+void bm_per_item(benchmark::State& st, const typename Policy::config_type& cfg,
+                 qlimits::consumer_wait wait = qlimits::consumer_wait::sleep,
+                 qlimits::doorbell_barrier barrier = qlimits::doorbell_barrier::membarrier) {
     auto ring = std::make_unique<ring_t>();
-    using chan = qlimits::channel<ring_t, Policy>;
-    auto ch = std::make_unique<chan>(*ring, cfg, wait);
+    auto ch = make_channel<Policy>(*ring, cfg, wait, barrier);
     transfer(
         st,
         [&] {
@@ -111,16 +185,15 @@ void bm_channel_per_item(benchmark::State& st, const typename Policy::config_typ
             }
             return sum;
         });
-    st.counters["limit"] = static_cast<double>(ch->limit());
     st.counters["stops"] = static_cast<double>(ch->stats().stops);
 }
 
 // Batched on both sides: sends with more = true (doorbell every 32), per-batch completion.
 template <class Policy>
-void bm_channel_batched(benchmark::State& st, const typename Policy::config_type& cfg) {
+void bm_batched(benchmark::State& st, const typename Policy::config_type& cfg) {
     auto ring = std::make_unique<ring_t>();
-    using chan = qlimits::channel<ring_t, Policy>;
-    auto ch = std::make_unique<chan>(*ring, cfg);
+    auto ch = make_channel<Policy>(*ring, cfg, qlimits::consumer_wait::sleep,
+                                   qlimits::doorbell_barrier::membarrier);
     transfer(
         st,
         [&] {
@@ -148,10 +221,10 @@ void bm_channel_batched(benchmark::State& st, const typename Policy::config_type
 
 // What a pipeline would write: blocking send() and receive() (the consumer may sleep).
 template <class Policy>
-void bm_channel_blocking(benchmark::State& st, const typename Policy::config_type& cfg) {
+void bm_blocking(benchmark::State& st, const typename Policy::config_type& cfg,
+                 qlimits::doorbell_barrier barrier = qlimits::doorbell_barrier::membarrier) {
     auto ring = std::make_unique<ring_t>();
-    using chan = qlimits::channel<ring_t, Policy>;
-    auto ch = std::make_unique<chan>(*ring, cfg);
+    auto ch = make_channel<Policy>(*ring, cfg, qlimits::consumer_wait::sleep, barrier);
     transfer(
         st,
         [&] {
@@ -169,36 +242,109 @@ void bm_channel_blocking(benchmark::State& st, const typename Policy::config_typ
     st.counters["consumer_sleeps"] = static_cast<double>(ch->stats().consumer_sleeps);
 }
 
-using unlimited = qlimits::unlimited<>;
-using dql = qlimits::dql<>;
-// A dql whose limit never bites: min_limit of 2^30 items (it still learns, per completion).
-const qlimits::dql<>::config_type dql_never_bites{.min_limit = 1U << 30};
+// A blocking channel whose producer naps every 64 items (so the consumer sleeps, and with
+// membarrier runs the system call), beside a third thread that reads the clock in a loop: its
+// longest gap between two reads is what a busy-polling core of the same process suffers.
+void bm_busy_poller(benchmark::State& st, qlimits::doorbell_barrier barrier) {
+    auto ring = std::make_unique<ring_t>();
+    auto ch = make_channel<qlimits::unlimited<>>(*ring, {}, qlimits::consumer_wait::sleep, barrier);
+    constexpr std::uint64_t items = 1U << 14;
+    std::atomic<bool> stop{false};
+    std::atomic<std::int64_t> worst_ns{0};
+    std::atomic<std::uint64_t> stalls{0};
+    const auto t0 = std::chrono::steady_clock::now();
+    std::thread poller([&] {
+        (void)pin(1);
+        auto last = std::chrono::steady_clock::now();
+        std::int64_t worst = 0;
+        std::uint64_t over = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+            const auto now = std::chrono::steady_clock::now();
+            const std::int64_t gap = (now - last).count();
+            worst = std::max(worst, gap);
+            over += gap > 5000; // a stall of more than 5 us
+            last = now;
+        }
+        worst_ns.store(worst);
+        stalls.store(over);
+    });
+    std::uint64_t sleeps = 0;
+    const bool pinned = pin(0);
+    for (auto _ : st) {
+        std::thread producer([&] {
+            (void)pin(1);
+            for (item i = 0; i < items; ++i) {
+                (void)ch->send(item{i});
+                if (i % 64 == 63)
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
+            }
+        });
+        item v = 0;
+        for (std::uint64_t k = 0; k < items; ++k)
+            (void)ch->receive(v);
+        producer.join();
+    }
+    unpin();
+    stop.store(true);
+    poller.join();
+    sleeps = ch->stats().consumer_sleeps;
+    st.counters["pinned"] = pinned ? 1 : 0;
+    st.counters["consumer_sleeps"] = static_cast<double>(sleeps);
+    st.counters["worst_stall_us"] = static_cast<double>(worst_ns.load()) / 1000.0;
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    st.counters["stalls_over_5us_per_s"] = static_cast<double>(stalls.load()) / secs;
+}
 
-void bm_channel_unlimited_per_item(benchmark::State& st) {
-    bm_channel_per_item<unlimited>(st, {});
+using unlimited = qlimits::unlimited<>;
+using fixed = qlimits::fixed_limit<>;
+using dql = qlimits::dql<>;
+// Limits that never bite: a fixed limit of 2^30 items; a dql whose min_limit is 2^30 items (it
+// still learns, per completion).
+const fixed::config_type fixed_never_bites{.limit = 1U << 30};
+const dql::config_type dql_never_bites{.min_limit = 1U << 30};
+constexpr auto spin = qlimits::consumer_wait::spin;
+constexpr auto sleep = qlimits::consumer_wait::sleep;
+constexpr auto fences = qlimits::doorbell_barrier::fences;
+
+void bm_channel_unlimited_per_item(benchmark::State& st) { bm_per_item<unlimited>(st, {}); }
+void bm_channel_fixed_per_item(benchmark::State& st) {
+    bm_per_item<fixed>(st, fixed_never_bites);
 }
-void bm_channel_dql_per_item(benchmark::State& st) {
-    bm_channel_per_item<dql>(st, dql_never_bites);
+void bm_channel_dql_per_item(benchmark::State& st) { bm_per_item<dql>(st, dql_never_bites); }
+void bm_channel_unlimited_per_item_fences(benchmark::State& st) {
+    bm_per_item<unlimited>(st, {}, sleep, fences);
 }
-// The consumer declared as never sleeping (consumer_wait::spin): sends skip the doorbell fence.
+void bm_channel_dql_per_item_fences(benchmark::State& st) {
+    bm_per_item<dql>(st, dql_never_bites, sleep, fences);
+}
 void bm_channel_unlimited_per_item_spin(benchmark::State& st) {
-    bm_channel_per_item<unlimited>(st, {}, qlimits::consumer_wait::spin);
+    bm_per_item<unlimited>(st, {}, spin);
 }
 void bm_channel_dql_per_item_spin(benchmark::State& st) {
-    bm_channel_per_item<dql>(st, dql_never_bites, qlimits::consumer_wait::spin);
+    bm_per_item<dql>(st, dql_never_bites, spin);
 }
-void bm_channel_unlimited_batched(benchmark::State& st) {
-    bm_channel_batched<unlimited>(st, {});
+void bm_channel_unlimited_batched(benchmark::State& st) { bm_batched<unlimited>(st, {}); }
+void bm_channel_fixed_batched(benchmark::State& st) { bm_batched<fixed>(st, fixed_never_bites); }
+void bm_channel_dql_batched(benchmark::State& st) { bm_batched<dql>(st, dql_never_bites); }
+void bm_channel_blocking_unlimited(benchmark::State& st) { bm_blocking<unlimited>(st, {}); }
+void bm_channel_blocking_fixed(benchmark::State& st) {
+    bm_blocking<fixed>(st, fixed_never_bites);
 }
-void bm_channel_dql_batched(benchmark::State& st) {
-    bm_channel_batched<dql>(st, dql_never_bites);
+void bm_channel_blocking_dql(benchmark::State& st) { bm_blocking<dql>(st, dql_never_bites); }
+void bm_channel_blocking_unlimited_fences(benchmark::State& st) {
+    bm_blocking<unlimited>(st, {}, fences);
 }
-void bm_channel_unlimited_blocking(benchmark::State& st) {
-    bm_channel_blocking<unlimited>(st, {});
+void bm_channel_blocking_dql_fences(benchmark::State& st) {
+    bm_blocking<dql>(st, dql_never_bites, fences);
 }
+void bm_channel_busy_poller_membarrier(benchmark::State& st) {
+    bm_busy_poller(st, qlimits::doorbell_barrier::membarrier);
+}
+void bm_channel_busy_poller_fences(benchmark::State& st) { bm_busy_poller(st, fences); }
 
 // One thread plays both sides, 64 items at a time: no cache-line transfer and no scheduler, so
-// the difference from the raw row is the adapter's own instructions (policy calls, fences).
+// the difference from the raw row is the adapter's own instructions (policy calls, barriers).
 void bm_channel_1thread_raw_ring(benchmark::State& st) {
     auto ring = std::make_unique<ring_t>();
     item sum = 0, v = 0;
@@ -214,10 +360,11 @@ void bm_channel_1thread_raw_ring(benchmark::State& st) {
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
 }
 template <class Policy>
-void bm_channel_1thread(benchmark::State& st, const typename Policy::config_type& cfg,
-                        qlimits::consumer_wait wait = qlimits::consumer_wait::sleep) {
+void bm_1thread(benchmark::State& st, const typename Policy::config_type& cfg,
+                qlimits::consumer_wait wait = sleep,
+                qlimits::doorbell_barrier barrier = qlimits::doorbell_barrier::membarrier) {
     auto ring = std::make_unique<ring_t>();
-    auto ch = std::make_unique<qlimits::channel<ring_t, Policy>>(*ring, cfg, wait);
+    auto ch = make_channel<Policy>(*ring, cfg, wait, barrier);
     item sum = 0, v = 0;
     for (auto _ : st) {
         for (item i = 0; i < 64; ++i)
@@ -230,35 +377,41 @@ void bm_channel_1thread(benchmark::State& st, const typename Policy::config_type
     benchmark::DoNotOptimize(sum);
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
 }
-void bm_channel_1thread_unlimited(benchmark::State& st) {
-    bm_channel_1thread<unlimited>(st, {});
-}
-void bm_channel_1thread_dql(benchmark::State& st) {
-    bm_channel_1thread<dql>(st, dql_never_bites);
+void bm_channel_1thread_unlimited(benchmark::State& st) { bm_1thread<unlimited>(st, {}); }
+void bm_channel_1thread_dql(benchmark::State& st) { bm_1thread<dql>(st, dql_never_bites); }
+void bm_channel_1thread_unlimited_fences(benchmark::State& st) {
+    bm_1thread<unlimited>(st, {}, sleep, fences);
 }
 void bm_channel_1thread_unlimited_spin(benchmark::State& st) {
-    bm_channel_1thread<unlimited>(st, {}, qlimits::consumer_wait::spin);
+    bm_1thread<unlimited>(st, {}, spin);
 }
 } // namespace
 
-// "best": the fastest repetition (read its time and per_item; its items_per_second column is
-// the minimum rate, not the best). On a shared machine the median measures the neighbours too.
-#define QLIMITS_CHANNEL_BENCH(fn)                                                                  \
-    BENCHMARK(fn)                                                                                  \
-        ->UseRealTime()                                                                            \
-        ->Unit(benchmark::kMillisecond)                                                            \
-        ->ComputeStatistics("best", [](const std::vector<double>& v) {                             \
-            return *std::min_element(v.begin(), v.end());                                          \
-        })
+#define QLIMITS_CHANNEL_BENCH(fn) BENCHMARK(fn)->UseRealTime()->Unit(benchmark::kMillisecond)
 QLIMITS_CHANNEL_BENCH(bm_channel_raw_ring);
+#if QLIMITS_BENCH_MOODYCAMEL
+QLIMITS_CHANNEL_BENCH(bm_channel_raw_moodycamel);
+QLIMITS_CHANNEL_BENCH(bm_channel_raw_moodycamel_blocking);
+#endif
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item);
+QLIMITS_CHANNEL_BENCH(bm_channel_fixed_per_item);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item);
+QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item_fences);
+QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item_spin);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item_spin);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_batched);
+QLIMITS_CHANNEL_BENCH(bm_channel_fixed_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_batched);
-QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_blocking);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_fixed);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited_fences);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql_fences);
+QLIMITS_CHANNEL_BENCH(bm_channel_busy_poller_membarrier);
+QLIMITS_CHANNEL_BENCH(bm_channel_busy_poller_fences);
 BENCHMARK(bm_channel_1thread_raw_ring);
 BENCHMARK(bm_channel_1thread_unlimited);
 BENCHMARK(bm_channel_1thread_dql);
+BENCHMARK(bm_channel_1thread_unlimited_fences);
 BENCHMARK(bm_channel_1thread_unlimited_spin);

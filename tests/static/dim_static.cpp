@@ -40,7 +40,7 @@ static_assert(!six.valid() && six.error() == qlimits::dim_profile_error::too_man
 static_assert(!net_dim_profile{}.valid());
 static_assert(net_dim_profile{std::array<moderation, 5>{}}.valid());
 
-// Window maths (dim.md section 3).
+// Window maths (docs/design.md §5).
 static_assert(qlimits::compute_dim_stats({0ns, 0, 0, 0, 0}, {1ms, 64, 6400, 640000, 0})->bpms ==
               640000);
 static_assert(!qlimits::compute_dim_stats({5us, 0, 0, 0, 0}, {5us, 64, 1, 1, 0}).has_value());

@@ -1,5 +1,5 @@
 // Unit tests of qlimits::tx_gate, single-threaded and deterministic: the stop / re-check / wake
-// rules of Linux BQL (../shared/specs/dql.md section 6), with fixed_limit so every number is
+// rules of Linux BQL (docs/design.md §3), with fixed_limit so every number is
 // obvious, plus one integration with dql. The two-thread proof is tests/stress/gate_stress.cpp.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Unit tests of qlimits::net_dim. Every expected value is reasoned from the behaviour description
-// (../shared/specs/dim.md sections 6, 7 and 13) step by step in the comments; none was produced
+// (docs/design.md §5) step by step in the comments; none was produced
 // by kernel code.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Unit tests of qlimits::rdma_dim. Every expected value is reasoned from the behaviour
-// description (../shared/specs/dim.md section 9 and 13.15) in the comments; none was produced by
+// description (docs/design.md §5) in the comments; none was produced by
 // kernel code.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Unit tests of qlimits/dim/{sample,stats,profiles}.hpp. Every expected value is reasoned from
-// the behaviour description (../shared/specs/dim.md sections 3, 4, 5, 8 and 9) in the comments;
+// the behaviour description (docs/design.md §5) in the comments;
 // none was produced by kernel code.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Unit tests of qlimits::dql. Every expected value is reasoned from the behaviour description
-// (../shared/specs/dql.md), step by step in the comments; none was produced by kernel code.
+// (docs/design.md §2), step by step in the comments; none was produced by kernel code.
 #include <doctest/doctest.h>
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // When a software ring's consumer tells the limit policy that items are done. A software ring
-// has no completion round, so the driver has to pick one (dql.md section 11):
+// has no completion round, so the driver has to pick one (docs/design.md §4):
 //  - per item: report 1 as each item is taken (veth BQL v5; pins DQL's limit at 2);
 //  - per poll: report the poll's count when the poll ends (settles near 2x the poll budget);
 //  - timed: accumulate across polls and report when `window` has passed since the first

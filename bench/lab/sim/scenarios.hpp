@@ -171,7 +171,7 @@ inline std::string compare_virtio_dim(const std::vector<run_result>& rs) {
                " |\n";
     }
     out += "\nSeed v3 (UDP 16B): pps -1.7%, CPU 100% -> 83.5%; BlueField-3: rx irq/s 23.7K -> "
-           "7.5K at equal throughput (dim.md s.14).\n";
+           "7.5K at equal throughput (docs/design.md §5).\n";
     return out;
 }
 

@@ -41,7 +41,7 @@ inline std::vector<param_spec> params() {
         {"gbps", "10", 0.001, 1000, false, false, {}, "Gbit/s per queue",
          "modelling choice: a vhost worker per queue moving ~10 Gbit/s"},
         {"ring", "256", 1, 65536, true, false, {}, "descriptors",
-         "virtio-net default queue size, 256 (DESIGN.md 7)"},
+         "virtio-net default queue size, 256 (docs/design.md §7)"},
         {"gso-bytes", "65536", 64, 262144, true, false, {}, "bytes",
          "64 KB TSO/GSO buffers, one descriptor each (landscape.md 1.5 [T1])"},
         {"tsq-skbs", "2", 1, 1000, true, false, {}, "buffers",

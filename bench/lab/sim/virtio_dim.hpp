@@ -3,7 +3,7 @@
 // as in Heng Qi's test (rxq0 and `sockperf sr` both pinned to CPU 0). The receive queue's
 // notifications are coalesced by a moderation (usecs, frames) that is either fixed (one entry of
 // the RX EQE table, or virtio-net's default of no coalescing) or chosen by the library's own
-// qlimits::net_dim, fed as virtio-net feeds Linux DIM (dim.md s.11).
+// qlimits::net_dim, fed as virtio-net feeds Linux DIM (docs/design.md §5).
 //
 // Components:
 //   sender app (cost per send(), Nagle) -> TCP (receive window, write queue, segments of up to
@@ -63,7 +63,7 @@ inline std::vector<param_spec> params() {
         {"msg-bytes", "14,100,500,1400,2048,4096", 1, 1048576, true, true, {}, "bytes",
          "seed 002: sockperf tp -m 14/100/500/1400/2048/4096"},
         {"mss", "1448", 64, 65535, true, false, {}, "bytes",
-         "MTU 1500 (the BlueField-3 test, dim.md s.14) minus 52 B of IPv4+TCP with timestamps"},
+         "MTU 1500 (the BlueField-3 test, docs/design.md §5) minus 52 B of IPv4+TCP with timestamps"},
         {"nagle", "1", 0, 1, true, false, {}, "bool",
          "modelling choice: sockperf's throughput mode leaves Nagle on (its --tcp-avoid-nodelay "
          "help; not in the specs), so small messages share segments"},
@@ -75,13 +75,13 @@ inline std::vector<param_spec> params() {
         {"gbps", "10", 0.001, 1000, false, false, {}, "Gbit/s",
          "modelling choice: host path (vhost and wire) at 10 Gbit/s, as virtio-bql"},
         {"delay-us", "17.8", 0, 1e6, false, false, {}, "us",
-         "v3 cover letter: sockperf UDP ping-pong latency 17.77 us (dim.md s.14), used as the "
+         "v3 cover letter: sockperf UDP ping-pong latency 17.77 us (docs/design.md §5), used as the "
          "one-way host path delay of data and of ACKs"},
         {"ring", "256", 1, 65536, true, false, {}, "descriptors",
-         "virtio-net default queue size, 256 (DESIGN.md 7)"},
-        {"budget", "64", 1, 4096, true, false, {}, "packets", "NAPI poll budget 64 (dql.md 11)"},
+         "virtio-net default queue size, 256 (docs/design.md §7)"},
+        {"budget", "64", 1, 4096, true, false, {}, "packets", "NAPI poll budget 64 (docs/design.md §4)"},
         {"send-ns", "875", 0, 1e9, false, false, {}, "ns",
-         "v3 cover letter: the sockperf UDP client sent 1,143,277 16-byte msgs/s (dim.md s.14): "
+         "v3 cover letter: the sockperf UDP client sent 1,143,277 16-byte msgs/s (docs/design.md §5): "
          "at most 1/1.143M = 875 ns per send()"},
         {"copy-ns-per-byte", "0.1", 0, 1e6, false, false, {}, "ns/byte",
          "modelling choice: ~10 GB/s copy to or from user memory, on both sides"},

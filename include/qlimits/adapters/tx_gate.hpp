@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // qlimits/adapters/tx_gate.hpp: a limit policy in front of a NIC-style ring, with the stop /
 // re-check / wake protocol of Linux BQL (the netdev_tx_sent_queue / netdev_tx_completed_queue
-// helpers, as described in docs/design.md "tx_gate"; written from a description of them).
+// helpers, as described in docs/design.md §3; written from that description).
 //
 // Model: the producer posts units to a ring the device drains on its own; the device reports
 // completions later, once per completion round. The gate tells the policy about both and owns

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // qlimits/dim/net_dim.hpp: net DIM, the adaptive interrupt-moderation tuner of Linux's network
 // drivers, with the behaviour of lib/dim/net_dim.c on 64-bit kernels. Written from a description
-// of that behaviour (../shared/specs/dim.md), not from its code.
+// of that behaviour (docs/design.md §5), not from its code.
 //
 // Model: the driver feeds one sample per interrupt (or per poll round) with cumulative event,
 // packet and byte counters. Once 64 events have passed since the window opened (and the window

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // qlimits/dim/rdma_dim.hpp: RDMA DIM, the completion-queue moderation tuner of Linux's RDMA core,
 // with the behaviour of lib/dim/rdma_dim.c (and its use in drivers/infiniband/core/cq.c) on
-// 64-bit kernels. Written from a description of that behaviour (../shared/specs/dim.md section
-// 9), not from its code.
+// 64-bit kernels. Written from a description of that behaviour (docs/design.md §5), not
+// from its code.
 //
 // Model: each poll of a completion queue is one call with the number of completions it reaped;
 // every call counts as one event. The tuner keeps a running sample (events + 1 per call, its

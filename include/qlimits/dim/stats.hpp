@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // qlimits/dim/stats.hpp: the rates DIM compares, how a window is turned into them, and the
 // rules that compare two windows. Written from a description of Linux lib/dim behaviour on 64-bit
-// kernels (../shared/specs/dim.md sections 3-5 and 9), not from its code.
+// kernels (docs/design.md §5), not from its code.
 //
 // A window runs from a start sample S to an end sample E:
 //  - its length is (E.time - S.time) in signed ns, divided by 1000 truncating toward zero, then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // qlimits/limits/dql.hpp: classic dynamic queue limits, the algorithm behind Linux Byte Queue
 // Limits, with the behaviour of Linux 6.15+ lib/dynamic_queue_limits.c (stall detector included).
-// Written from a description of that behaviour (../shared/specs/dql.md), not from its code.
+// Written from a description of that behaviour (docs/design.md §2), not from its code.
 //
 // Model: a producer posts units (bytes for a NIC, 1 per packet for a software ring) to a ring; a
 // completion path retires them later, once per completion round. The policy looks for the

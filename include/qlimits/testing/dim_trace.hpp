@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// qlimits/testing/dim_trace.hpp: the public DIM trace format (DESIGN.md section 6), its reader,
+// qlimits/testing/dim_trace.hpp: the public DIM trace format (docs/design.md §6), its reader,
 // and a replayer that drives net_dim / rdma_dim with it and prints what they decide.
 //
 // Format: one directive per line, '#' comments, unsigned decimal numbers.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// qlimits/testing/trace.hpp: the public trace format for limit policies (DESIGN.md section 6),
+// qlimits/testing/trace.hpp: the public trace format for limit policies (docs/design.md §6),
 // its reader, a replayer that drives any limit policy with it, and a recording wrapper that
 // writes any policy's calls in it.
 //
