@@ -41,8 +41,9 @@
 // sees everything the consumer did, so an idle consumer polls an empty ring without fences.
 // The producer has no such point of its own: it may go idle right after a send, so F2 runs on
 // every send, unless the caller says more items follow (more = true; the kernel's xmit_more)
-// and flushes at the end of the burst. F1 and F4 run only on the way to sleep, after a short
-// spin (so F4's cost is paid only where a sleep is likely to follow).
+// and flushes at the end of the burst. F1 runs only when the producer is refused (over the
+// limit, or waiting for room after a short spin); F4 only on the consumer's way to sleep, after
+// a spin of 128 polls, so its cost is paid only where a sleep is likely to follow.
 //
 // F2/F4, the doorbell barrier, per channel (doorbell_barrier):
 //   membarrier (default on Linux): F2 is a compiler barrier and F4 a membarrier system call
