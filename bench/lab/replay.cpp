@@ -43,20 +43,29 @@ int print_replay(std::string_view text, Run&& run) {
     return exit_ok;
 }
 
+// Limit policies: a configuration directive the policy lacks is skipped with a note on
+// stderr (`line N: note: ...`), or refused with --strict.
 template <class Policy>
-int replay_limits(std::string_view text, bool verbose) {
-    return print_replay(text, [verbose](std::string_view t, auto sink, const char** why) {
-        return qlimits::testing::replay_limit_trace<Policy>(t, sink, verbose, why);
+int replay_limits(std::string_view text, bool verbose, bool strict) {
+    return print_replay(text, [verbose, strict](std::string_view t, auto sink, const char** why) {
+        qlimits::testing::limit_replayer<Policy> r;
+        r.set_strict(strict);
+        return qlimits::testing::replay_limit_trace(
+            r, t, sink, verbose, why, [](std::size_t line, const char* note) {
+                std::fprintf(stderr, "line %zu: note: %s\n", line, note);
+            });
     });
 }
 } // namespace
 
 int replay_main(int argc, char** argv) {
     const char* policy = nullptr;
-    bool verbose = false;
+    bool verbose = false, strict = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "-v") == 0 || std::strcmp(argv[i], "--verbose") == 0)
             verbose = true;
+        else if (std::strcmp(argv[i], "--strict") == 0)
+            strict = true;
         else if (policy == nullptr)
             policy = argv[i];
         else {
@@ -65,19 +74,19 @@ int replay_main(int argc, char** argv) {
         }
     }
     if (policy == nullptr) {
-        std::fprintf(stderr, "usage: qlimits-lab replay POLICY [-v] < trace\n");
+        std::fprintf(stderr, "usage: qlimits-lab replay POLICY [-v] [--strict] < trace\n");
         return exit_usage;
     }
     const std::string text = read_all(stdin);
-    if (std::strcmp(policy, "dql") == 0) return replay_limits<qlimits::dql<tick_clock>>(text, verbose);
+    if (std::strcmp(policy, "dql") == 0) return replay_limits<qlimits::dql<tick_clock>>(text, verbose, strict);
     if (std::strcmp(policy, "dim") == 0) // the DIM format; -v changes nothing there
         return print_replay(text, [](std::string_view t, auto sink, const char** why) {
             return qlimits::testing::replay_dim_trace(t, sink, why);
         });
     if (std::strcmp(policy, "fixed") == 0)
-        return replay_limits<qlimits::fixed_limit<tick_clock>>(text, verbose);
+        return replay_limits<qlimits::fixed_limit<tick_clock>>(text, verbose, strict);
     if (std::strcmp(policy, "unlimited") == 0)
-        return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose);
+        return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose, strict);
     std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited)\n",
                  policy);
     return exit_usage;

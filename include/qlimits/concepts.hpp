@@ -41,5 +41,18 @@ concept limit_policy =
         { cp.stats() } noexcept -> std::same_as<typename P::stats_type>;
     };
 
+namespace detail {
+/// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
+/// policy's clock_type when that has one, so adapters pick the same default clock for the
+/// wrapper as for the policy itself.
+template <class Policy>
+struct forward_clock_type {};
+template <class Policy>
+    requires requires { typename Policy::clock_type; }
+struct forward_clock_type<Policy> {
+    using clock_type = typename Policy::clock_type;
+};
+} // namespace detail
+
 } // namespace v0
 } // namespace qlimits

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "qlimits/concepts.hpp"
 #include "qlimits/limits/dql.hpp"
@@ -38,7 +39,7 @@ namespace testing {
 
 /// A limit policy wrapped in invariant checks (see the file comment).
 template <limit_policy Policy>
-class checked {
+class checked : public qlimits::detail::forward_clock_type<Policy> {
 public:
     using config_type = typename Policy::config_type;
     using time_point = typename Policy::time_point;
@@ -46,6 +47,13 @@ public:
     static constexpr std::uint32_t max_object = Policy::max_object;
 
     checked(const config_type& cfg, time_point now) noexcept : p_(cfg, now) {
+        sync_model();
+        verify(false);
+    }
+    /// The all-zero state, for a Policy that has one (dql): what the trace replayer starts from.
+    explicit checked(zeroed_state_t z) noexcept
+        requires std::is_nothrow_constructible_v<Policy, zeroed_state_t>
+        : p_(z) {
         sync_model();
         verify(false);
     }

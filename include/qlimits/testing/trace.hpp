@@ -4,22 +4,40 @@
 // writes any policy's calls in it.
 //
 // Format: one directive per line, '#' comments, unsigned decimal numbers. A trace starts from an
-// all-zero state at time 0; one tick is one unit of the replayer clock's duration (1 ms by
-// default, the kernel's jiffy at HZ=1000).
+// all-zero state at time 0; one trace tick is 1 ms (the kernel's jiffy at HZ=1000) unless the
+// trace says otherwise with `tick_ns`.
 //   init H    as Linux dql_init: min 0, max default, hold H ticks, stall off, then reset
 //   reset     as Linux dql_reset          origin V  before the first q/c: counters start at V
 //   q N       N units queued   (prints)   c N       N units completed (prints)
 //   t N       time advances N ticks       min N / max N / hold N / stall N   configuration
+//   tick_ns N one trace tick is N ns (1..2^32-1); only before the first q, c or t. Recordings
+//             of policies whose clock does not tick in milliseconds start with it.
 // State line for dql: `limit num_queued num_completed adj_limit prev_ovlimit lowest_slack avail`
 // (with verbose: `stall_cnt stall_max` appended). Other policies: `limit inflight avail`.
 // A malformed line, or a completion of more than is in flight, stops the replay with an error.
+//
+// Any policy, any clock. The replayer keeps trace time in trace ticks and hands the policy
+// `trace ticks x tick_ns` converted to the policy's own duration (truncated when the policy's
+// tick is coarser, as a kernel reads jiffies; exact, and wrapping modulo 2^64 like jiffies, when
+// the policy's tick divides the trace tick). Durations in directives (init, hold, stall) are
+// converted the same way. A policy wrapped in testing::checked<> or testing::recording<> is
+// configured through the wrapper (the directives reach the innermost policy, and the wrappers
+// re-read its counters), and a dql inside a wrapper prints dql's full state line.
+// Configuration directives the policy does not have (a dql recording replayed through
+// fixed_limit, say) are skipped with a note, so every recording replays through every policy;
+// a strict replayer (set_strict(true)) refuses them instead.
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
+#include <ratio>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
@@ -31,7 +49,9 @@ inline namespace v0 {
 namespace testing {
 
 /// The directives of the limit-policy trace format.
-enum class limit_op : std::uint8_t { init, reset, origin, queue, complete, tick, min, max, hold, stall };
+enum class limit_op : std::uint8_t {
+    init, reset, origin, queue, complete, tick, min, max, hold, stall, tick_ns
+};
 
 /// One parsed directive.
 struct limit_directive {
@@ -46,6 +66,24 @@ struct limit_line {
     const char* error = nullptr; ///< static text, set when what == error
 };
 
+namespace detail {
+/// Each directive's name and argument: none (reset), 32-bit, or 64-bit (time steps).
+struct limit_op_spec {
+    std::string_view name;
+    limit_op op;
+    bool has_arg;
+    bool wide;
+};
+inline constexpr limit_op_spec limit_op_specs[] = {
+    {"init", limit_op::init, true, false},     {"reset", limit_op::reset, false, false},
+    {"origin", limit_op::origin, true, false}, {"q", limit_op::queue, true, false},
+    {"c", limit_op::complete, true, false},    {"t", limit_op::tick, true, true},
+    {"min", limit_op::min, true, false},       {"max", limit_op::max, true, false},
+    {"hold", limit_op::hold, true, false},     {"stall", limit_op::stall, true, false},
+    {"tick_ns", limit_op::tick_ns, true, false},
+};
+} // namespace detail
+
 /// Read one line of a limit-policy trace.
 [[nodiscard]] constexpr limit_line parse_limit_line(std::string_view text) noexcept {
     limit_line out;
@@ -57,20 +95,7 @@ struct limit_line {
         return out;
     };
     if (f.too_many) return fail("too many fields");
-    struct spec {
-        std::string_view name;
-        limit_op op;
-        bool has_arg;
-        bool wide; // argument may be 64-bit (time)
-    };
-    constexpr spec specs[] = {
-        {"init", limit_op::init, true, false},   {"reset", limit_op::reset, false, false},
-        {"origin", limit_op::origin, true, false}, {"q", limit_op::queue, true, false},
-        {"c", limit_op::complete, true, false},  {"t", limit_op::tick, true, true},
-        {"min", limit_op::min, true, false},     {"max", limit_op::max, true, false},
-        {"hold", limit_op::hold, true, false},   {"stall", limit_op::stall, true, false},
-    };
-    for (const spec& s : specs) {
+    for (const detail::limit_op_spec& s : detail::limit_op_specs) {
         if (f.field[0] != s.name) continue;
         const std::size_t want = s.has_arg ? 2 : 1;
         if (f.count < want) return fail("missing argument");
@@ -89,6 +114,7 @@ struct limit_line {
         }
         if (s.op == limit_op::stall && v > 0xFFFF)
             return fail("stall threshold out of range (0..65535 ticks)");
+        if (s.op == limit_op::tick_ns && v == 0) return fail("tick_ns must be at least 1");
         out.what = limit_line::kind::directive;
         out.directive = {s.op, v};
         return out;
@@ -96,38 +122,118 @@ struct limit_line {
     return fail("unknown directive");
 }
 
-/// Why a replay step failed (nullptr: it did not).
+/// One directive as a line of the trace format, newline included (the inverse of
+/// parse_limit_line for every directive it accepts).
+[[nodiscard]] inline std::string to_trace_line(const limit_directive& d) {
+    for (const detail::limit_op_spec& s : detail::limit_op_specs) {
+        if (s.op != d.op) continue;
+        std::string line(s.name);
+        if (s.has_arg) {
+            char buf[24];
+            line += ' ';
+            line.append(buf, format_decimal(buf, buf + sizeof buf, d.value));
+        }
+        line += '\n';
+        return line;
+    }
+    return "# unknown directive\n";
+}
+
+/// The outcome of one replay step.
 struct replay_step {
-    bool printed = false;      ///< the step produced a state line (q and c)
+    bool printed = false;        ///< the step produced a state line (q and c)
     const char* error = nullptr; ///< static text; the replay must stop
+    const char* note = nullptr;  ///< static text; the step was skipped, the replay goes on
 };
 
+namespace detail {
+/// The policy a wrapper (checked<>, recording<>) wraps, all the way down: wrappers expose it as
+/// inner(). Configuration and dql's state are read there.
+template <class P>
+constexpr auto& innermost(P& p) noexcept {
+    if constexpr (requires { p.inner(); })
+        return innermost(p.inner());
+    else
+        return p;
+}
+/// After the innermost policy was changed behind the wrappers' backs (init, reset, origin),
+/// let each wrapper re-read its counters, innermost first.
+template <class P>
+constexpr void resync_wrappers(P& p) noexcept {
+    if constexpr (requires { p.inner(); }) {
+        resync_wrappers(p.inner());
+        if constexpr (requires { p.resync(); }) p.resync();
+    }
+}
+template <class P>
+concept has_dql_state = requires(const P& q) {
+    { q.state() } -> std::same_as<dql_state>;
+};
+
+/// Nanoseconds in one tick of Duration; the replayer maps trace time through it.
+template <class Duration>
+inline constexpr std::uint64_t tick_length_ns = [] {
+    using ns_ratio = std::ratio_divide<typename Duration::period, std::nano>;
+    static_assert(ns_ratio::den == 1,
+                  "a replayed policy's clock must tick in whole nanoseconds (1 ns or coarser)");
+    static_assert(ns_ratio::num <= 1'000'000'000,
+                  "a replayed policy's clock must tick at least once a second");
+    return static_cast<std::uint64_t>(ns_ratio::num);
+}();
+
+/// trace_ticks x trace_tick_ns, in units of policy_tick_ns: exact and wrapping modulo 2^64 when
+/// policy_tick_ns divides trace_tick_ns; truncated otherwise. trace_tick_ns < 2^32 and
+/// policy_tick_ns <= 10^9 keep every product below 2^64.
+[[nodiscard]] constexpr std::uint64_t convert_ticks(std::uint64_t trace_ticks,
+                                                    std::uint64_t trace_tick_ns,
+                                                    std::uint64_t policy_tick_ns) noexcept {
+    if (trace_tick_ns % policy_tick_ns == 0) return trace_ticks * (trace_tick_ns / policy_tick_ns);
+    return (trace_ticks / policy_tick_ns) * trace_tick_ns +
+           (trace_ticks % policy_tick_ns) * trace_tick_ns / policy_tick_ns;
+}
+static_assert(convert_ticks(3, 1'000'000, 1) == 3'000'000);
+static_assert(convert_ticks(2'500'000, 1, 1'000'000) == 2);
+static_assert(convert_ticks(~std::uint64_t{0}, 1'000'000, 1'000'000) == ~std::uint64_t{0});
+} // namespace detail
+
 /// Drives a limit policy with directives and formats its state lines. Works for dql (printing
-/// its full kernel state) and for any other limit_policy (printing limit inflight avail, plus
-/// the policy's own fields if it has `format_trace_fields(char*, char*)`). Configuration
-/// directives a policy does not support are errors.
+/// its full kernel state, also through checked<> and recording<>) and for any other
+/// limit_policy with any clock (printing limit inflight avail, plus the policy's own fields if
+/// it has `format_trace_fields(char*, char*)`). See the file comment for time and for
+/// configuration directives the policy does not support.
 template <limit_policy Policy>
 class limit_replayer {
 public:
     using time_point = typename Policy::time_point;
     using duration = typename time_point::duration;
+    /// The trace's default tick: 1 ms, the kernel's jiffy at HZ=1000.
+    static constexpr std::uint64_t default_tick_ns = 1'000'000;
 
-    /// dql starts from the all-zero kernel state; other policies from their default config.
+    /// dql (bare or wrapped) starts from the all-zero kernel state; other policies from their
+    /// default config.
     limit_replayer() noexcept : policy_(make_initial()) {}
+
+    /// Strict: a configuration directive the policy does not support is an error, not a note.
+    void set_strict(bool strict) noexcept { strict_ = strict; }
 
     /// Apply one directive. On a q or c the state line is available from state_line().
     replay_step apply(const limit_directive& d) noexcept {
         replay_step r;
         switch (d.op) {
         case limit_op::tick:
-            now_ = manual_clock<duration>::advanced(now_, duration{static_cast<typename duration::rep>(d.value)});
+            trace_now_ += d.value; // wraps modulo 2^64, like jiffies
+            timed_ = true;
+            return r;
+        case limit_op::tick_ns:
+            if (timed_ || started_) r.error = "tick_ns after the first q, c or t";
+            else tick_ns_ = d.value;
             return r;
         case limit_op::reset:
-            policy_.reset(now_);
+            policy_.reset(now());
             return r;
         case limit_op::queue:
             started_ = true;
-            policy_.on_queued(static_cast<std::uint32_t>(d.value), now_);
+            policy_.on_queued(static_cast<std::uint32_t>(d.value), now());
             r.printed = true;
             return r;
         case limit_op::complete:
@@ -136,7 +242,7 @@ public:
                 r.error = "over-completion";
                 return r;
             }
-            policy_.on_completed(static_cast<std::uint32_t>(d.value), now_);
+            policy_.on_completed(static_cast<std::uint32_t>(d.value), now());
             r.printed = true;
             return r;
         case limit_op::origin:
@@ -144,13 +250,15 @@ public:
                 r.error = "origin after the first q/c";
                 return r;
             }
-            if constexpr (requires(Policy& p) { p.rebase(std::uint32_t{}); })
-                policy_.rebase(static_cast<std::uint32_t>(d.value));
-            else
-                r.error = "origin: not supported by this policy";
+            if constexpr (requires { inner().rebase(std::uint32_t{}); }) {
+                inner().rebase(static_cast<std::uint32_t>(d.value));
+                detail::resync_wrappers(policy_);
+            } else {
+                unsupported(r, "origin: not supported by this policy, skipped");
+            }
             return r;
         default:
-            r.error = configure(d);
+            configure(d, r);
             return r;
         }
     }
@@ -163,8 +271,8 @@ public:
             if (p != buf && p < end) *p++ = ' ';
             p = format_decimal(p, end, v);
         };
-        if constexpr (requires(const Policy& q) { q.state(); }) {
-            const dql_state s = policy_.state();
+        if constexpr (is_dql) {
+            const dql_state s = inner().state();
             put(std::uint64_t{s.limit});
             put(std::uint64_t{s.num_queued});
             put(std::uint64_t{s.num_completed});
@@ -180,11 +288,11 @@ public:
             put(std::uint64_t{policy_.limit()});
             put(std::uint64_t{policy_.inflight()});
             put(policy_.available());
-            if constexpr (requires(const Policy& q, char* a, char* b) {
-                              { q.format_trace_fields(a, b) } -> std::same_as<char*>;
+            if constexpr (requires(char* a, char* b) {
+                              { inner().format_trace_fields(a, b) } -> std::same_as<char*>;
                           }) {
                 if (p < end) *p++ = ' ';
-                p = policy_.format_trace_fields(p, end);
+                p = inner().format_trace_fields(p, end);
             }
         }
         return static_cast<std::size_t>(p - buf);
@@ -192,10 +300,21 @@ public:
 
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
-    [[nodiscard]] time_point now() const noexcept { return now_; }
+    /// The policy's time now: trace time converted to the policy's duration.
+    [[nodiscard]] time_point now() const noexcept {
+        return time_point{duration{static_cast<typename duration::rep>(
+            detail::convert_ticks(trace_now_, tick_ns_, detail::tick_length_ns<duration>))}};
+    }
+    /// Trace time in trace ticks, and the length of one trace tick.
+    [[nodiscard]] std::uint64_t trace_ticks() const noexcept { return trace_now_; }
+    [[nodiscard]] std::uint64_t tick_ns() const noexcept { return tick_ns_; }
 
 private:
-    static constexpr bool is_dql = requires(const Policy& q) { q.state(); };
+    static constexpr bool is_dql = detail::has_dql_state<
+        std::remove_cvref_t<decltype(detail::innermost(std::declval<Policy&>()))>>;
+
+    auto& inner() noexcept { return detail::innermost(policy_); }
+    const auto& inner() const noexcept { return detail::innermost(policy_); }
 
     static Policy make_initial() noexcept {
         if constexpr (std::is_constructible_v<Policy, zeroed_state_t>)
@@ -204,56 +323,74 @@ private:
             return Policy(typename Policy::config_type{}, time_point{});
     }
 
-    const char* configure(const limit_directive& d) noexcept {
+    /// A duration directive's argument (trace ticks) in the policy's duration.
+    [[nodiscard]] duration span(std::uint64_t ticks) const noexcept {
+        return duration{static_cast<typename duration::rep>(
+            detail::convert_ticks(ticks, tick_ns_, detail::tick_length_ns<duration>))};
+    }
+
+    void unsupported(replay_step& r, const char* note) const noexcept {
+        if (strict_) r.error = "directive not supported by this policy";
+        else r.note = note;
+    }
+
+    void configure(const limit_directive& d, replay_step& r) noexcept {
         const auto v32 = static_cast<std::uint32_t>(d.value);
+        auto& p = inner();
         switch (d.op) {
         case limit_op::init:
-            if constexpr (requires(Policy& p) { p.init(duration{}, time_point{}); }) {
-                policy_.init(duration{static_cast<typename duration::rep>(d.value)}, now_);
-                return nullptr;
+            if constexpr (requires { p.init(duration{}, time_point{}); }) {
+                p.init(span(d.value), now());
+                detail::resync_wrappers(policy_);
+                return;
             }
-            break;
+            return unsupported(r, "init: not supported by this policy, skipped");
         case limit_op::min:
-            if constexpr (requires(Policy& p) { p.set_min_limit(v32); })
-                return policy_.set_min_limit(v32) ? nullptr
-                                                  : "min limit out of range (above 1879048192)";
-            break;
+            if constexpr (requires { p.set_min_limit(v32); }) {
+                if (!p.set_min_limit(v32)) r.error = "min limit out of range (above 1879048192)";
+                return;
+            }
+            return unsupported(r, "min: not supported by this policy, skipped");
         case limit_op::max:
-            if constexpr (requires(Policy& p) { p.set_max_limit(v32); })
-                return policy_.set_max_limit(v32) ? nullptr
-                                                  : "max limit out of range (above 1879048192)";
-            break;
+            if constexpr (requires { p.set_max_limit(v32); }) {
+                if (!p.set_max_limit(v32)) r.error = "max limit out of range (above 1879048192)";
+                return;
+            }
+            return unsupported(r, "max: not supported by this policy, skipped");
         case limit_op::hold:
-            if constexpr (requires(Policy& p) { p.set_hold_time(duration{}); })
-                return policy_.set_hold_time(duration{static_cast<typename duration::rep>(d.value)})
-                           ? nullptr
-                           : "hold time out of range";
-            break;
+            if constexpr (requires { p.set_hold_time(duration{}); }) {
+                if (!p.set_hold_time(span(d.value))) r.error = "hold time out of range";
+                return;
+            }
+            return unsupported(r, "hold: not supported by this policy, skipped");
         case limit_op::stall:
-            if constexpr (requires(Policy& p) { p.set_stall_threshold(duration{}, time_point{}); })
-                return policy_.set_stall_threshold(
-                           duration{static_cast<typename duration::rep>(d.value)}, now_)
-                           ? nullptr
-                           : "stall threshold out of range (0..65535 ticks)";
-            break;
+            if constexpr (requires { p.set_stall_threshold(duration{}, time_point{}); }) {
+                if (!p.set_stall_threshold(span(d.value), now()))
+                    r.error = "stall threshold out of range (0..65535 ticks)";
+                return;
+            }
+            return unsupported(r, "stall: not supported by this policy, skipped");
         default:
-            break;
+            return unsupported(r, "directive not supported by this policy, skipped");
         }
-        return "directive not supported by this policy";
     }
 
     Policy policy_;
-    time_point now_{};
+    std::uint64_t trace_now_ = 0;
+    std::uint64_t tick_ns_ = default_tick_ns;
     bool started_ = false;
+    bool timed_ = false;
+    bool strict_ = false;
 };
 
-/// Replays a whole trace held in memory, writing state lines to `out` (a callable taking
-/// std::string_view). Returns 0 on success; on error writes nothing more and returns the
-/// 1-based number of the offending line, with *error set to its reason.
-template <limit_policy Policy, class Sink>
-std::size_t replay_limit_trace(std::string_view trace, Sink&& out, bool verbose,
-                               const char** error) noexcept {
-    limit_replayer<Policy> r;
+/// Replays a whole trace held in memory through `r`, writing state lines to `out` (a callable
+/// taking std::string_view) and notes (skipped directives) to `notes` (a callable taking the
+/// 1-based line number and the static text). Returns 0 on success; on error writes nothing
+/// more and returns the number of the offending line, with *error set to its reason. The
+/// replayer (and through it the policy, e.g. a checked<>'s failure()) stays readable after.
+template <limit_policy Policy, class Sink, class Notes>
+std::size_t replay_limit_trace(limit_replayer<Policy>& r, std::string_view trace, Sink&& out,
+                               bool verbose, const char** error, Notes&& notes) noexcept {
     std::size_t line_no = 0;
     char buf[256];
     while (!trace.empty()) {
@@ -267,6 +404,7 @@ std::size_t replay_limit_trace(std::string_view trace, Sink&& out, bool verbose,
         if (parsed.what == limit_line::kind::directive) {
             const replay_step step = r.apply(parsed.directive);
             why = step.error;
+            if (step.note != nullptr) notes(line_no, step.note);
             if (why == nullptr && step.printed) {
                 std::size_t n = r.state_line(buf, sizeof buf - 1, verbose);
                 buf[n++] = '\n';
@@ -281,12 +419,39 @@ std::size_t replay_limit_trace(std::string_view trace, Sink&& out, bool verbose,
     return 0;
 }
 
+/// The same with a fresh replayer and notes ignored.
+template <limit_policy Policy, class Sink>
+std::size_t replay_limit_trace(std::string_view trace, Sink&& out, bool verbose,
+                               const char** error) noexcept {
+    limit_replayer<Policy> r;
+    return replay_limit_trace(r, trace, out, verbose, error, [](std::size_t, const char*) {});
+}
+
 // ---- recording ---------------------------------------------------------------------------
 
-/// A sink that keeps the recorded trace in a string.
+/// A sink that keeps the recorded trace in a string. Not safe to call from two threads: use
+/// locked_string_sink when the producer and the completion path run concurrently.
 struct string_sink {
     std::string text;
     void operator()(std::string_view s) { text.append(s); }
+};
+
+/// A string sink with a lock. recording<> holds the lock across writing a call and making it,
+/// so the trace is one order in which the policy really saw the calls (see recording).
+class locked_string_sink {
+public:
+    void operator()(std::string_view s) { text_.append(s); }
+    void lock() { m_.lock(); }
+    void unlock() { m_.unlock(); }
+    /// The trace so far (copied under the lock).
+    [[nodiscard]] std::string text() const {
+        std::lock_guard<std::mutex> g(m_);
+        return text_;
+    }
+
+private:
+    mutable std::mutex m_;
+    std::string text_;
 };
 
 /// A sink that writes to a C stream (stdout, or a file the caller opened and will close).
@@ -297,13 +462,31 @@ struct file_sink {
     }
 };
 
+namespace detail {
+template <class S>
+concept lockable_sink = requires(S& s) {
+    s.lock();
+    s.unlock();
+};
+} // namespace detail
+
 /// A limit policy that forwards every call to Policy and writes it to Sink as a trace:
 /// `t N` whenever time moved since the last timed call, then `q N`, `c N` or `reset`.
-/// The construction time is trace time 0. For a dql-style config the trace opens with the
-/// directives that rebuild the same starting state (init, min, max, reset, stall), so replaying
-/// the recording through limit_replayer reproduces the policy's decisions line for line.
+/// The construction time is trace time 0. The trace opens with `tick_ns N` when the policy's
+/// clock does not tick in milliseconds, and, for a dql-style config, with the directives that
+/// rebuild the same starting state (init, min, max, reset, stall), so replaying the recording
+/// through limit_replayer reproduces the policy's decisions line for line; replayed through
+/// another policy, the directives it lacks are skipped with a note.
+///
+/// Two threads. The producer's and the completion path's calls may run concurrently (as in
+/// tx_gate and channel) only with a sink that has lock()/unlock() (locked_string_sink, or your
+/// own): the recording then holds the sink's lock while it writes a call and makes it, so the
+/// trace is the order in which the calls reached the policy and a replay reproduces them. A
+/// call whose time is earlier than the last one written (its thread read the clock before the
+/// other thread's call took the lock) writes no `t` line. With a sink without a lock the
+/// recording is for one thread at a time.
 template <limit_policy Policy, class Sink = string_sink>
-class recording {
+class recording : public qlimits::detail::forward_clock_type<Policy> {
 public:
     using config_type = typename Policy::config_type;
     using time_point = typename Policy::time_point;
@@ -317,25 +500,38 @@ public:
         : policy_(cfg, now), sink_(std::move(sink)), last_(now) {
         write_preamble(cfg);
     }
+    /// The all-zero state, for a Policy that has one (dql): what the replayer starts from.
+    explicit recording(zeroed_state_t z) noexcept
+        requires std::is_nothrow_constructible_v<Policy, zeroed_state_t>
+        : policy_(z), last_{} {}
 
     bool on_queued(std::uint32_t n) noexcept {
-        emit('q', n);
-        return policy_.on_queued(n);
+        return locked([&] {
+            emit('q', n);
+            return policy_.on_queued(n);
+        });
     }
     bool on_queued(std::uint32_t n, time_point now) noexcept {
-        advance_to(now);
-        emit('q', n);
-        return policy_.on_queued(n, now);
+        return locked([&] {
+            advance_to(now);
+            emit('q', n);
+            return policy_.on_queued(n, now);
+        });
     }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
-        advance_to(now);
-        emit('c', n);
-        return policy_.on_completed(n, now);
+        return locked([&] {
+            advance_to(now);
+            emit('c', n);
+            return policy_.on_completed(n, now);
+        });
     }
     void reset(time_point now) noexcept {
-        advance_to(now);
-        write("reset\n");
-        policy_.reset(now);
+        locked([&] {
+            advance_to(now);
+            write("reset\n");
+            policy_.reset(now);
+            return true;
+        });
     }
     [[nodiscard]] std::int64_t available() const noexcept { return policy_.available(); }
     [[nodiscard]] std::uint32_t limit() const noexcept { return policy_.limit(); }
@@ -343,14 +539,32 @@ public:
     [[nodiscard]] stats_type stats() const noexcept { return policy_.stats(); }
 
     [[nodiscard]] const Policy& inner() const noexcept { return policy_; }
+    [[nodiscard]] Policy& inner() noexcept { return policy_; }
     [[nodiscard]] const Sink& sink() const noexcept { return sink_; }
     [[nodiscard]] Sink& sink() noexcept { return sink_; }
 
 private:
-    // For a dql-style config, the directives that rebuild the same starting state from the
-    // trace's all-zero start: init, the bounds, a reset (so the limit starts at min), the
-    // stall threshold.
+    using duration = typename time_point::duration;
+
+    // With a lockable sink, write and make the call under its lock (std::mutex::lock throws
+    // only on a broken mutex; in this noexcept path that ends the program).
+    template <class F>
+    bool locked(F&& f) noexcept {
+        if constexpr (detail::lockable_sink<Sink>) {
+            std::lock_guard<Sink> g(sink_);
+            return f();
+        } else {
+            return f();
+        }
+    }
+
+    // The directives that rebuild the same starting state from the trace's all-zero start:
+    // the tick length when it is not the trace's default, then, for a dql-style config, init,
+    // the bounds, a reset (so the limit starts at min) and the stall threshold.
     void write_preamble(const config_type& cfg) noexcept {
+        constexpr std::uint64_t tick_ns = detail::tick_length_ns<duration>;
+        if constexpr (tick_ns != limit_replayer<Policy>::default_tick_ns)
+            emit_named("tick_ns", tick_ns);
         if constexpr (requires {
                           cfg.min_limit;
                           cfg.max_limit;
@@ -375,7 +589,10 @@ private:
     }
     void advance_to(time_point now) noexcept {
         const std::uint64_t d = ticks_of(now) - ticks_of(last_);
-        if (d != 0) emit('t', d);
+        // A difference of 2^63 or more is a time before the last one written (modulo 2^64, as
+        // the kernel's time_after() reads jiffies): the other thread got there first.
+        if (d == 0 || d >= (std::uint64_t{1} << 63)) return;
+        emit('t', d);
         last_ = now;
     }
     void emit(char op, std::uint64_t v) noexcept { emit_named(std::string_view(&op, 1), v); }
@@ -404,6 +621,7 @@ public:
 };
 
 static_assert(limit_policy<recording<dql<>>>);
+static_assert(limit_policy<recording<dql<>, locked_string_sink>>);
 
 } // namespace testing
 } // namespace v0

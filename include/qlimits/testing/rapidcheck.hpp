@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// qlimits/testing/rapidcheck.hpp: RapidCheck generators for limit-policy traces and
+// configurations, for your own property tests. Optional: include it only where RapidCheck
+// (Debian librapidcheck-dev; CMake `find_package(rapidcheck)`, target `rapidcheck`) is found;
+// nothing else in qlimits includes it.
+//
+//   rc::check("my policy keeps its invariants", [] {
+//       const auto trace = *qlimits::testing::gen::limit_trace();
+//       qlimits::testing::limit_replayer<qlimits::testing::checked<my_policy>> r;
+//       for (const auto& d : trace) RC_ASSERT(r.apply(d).error == nullptr);
+//       RC_ASSERT(r.policy().ok());
+//   });
+//
+// Every generated trace is valid for every policy: no completion exceeds what the trace has put
+// in flight (counted conservatively from the last reset or init), enqueues stay within
+// max_object, and configuration directives a policy lacks are skipped by the replayer with a
+// note. Generators map raw random numbers through a deterministic function, so RapidCheck's
+// shrinking yields short, still valid counterexamples.
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
+#include "qlimits/testing/trace.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+namespace testing {
+namespace gen {
+
+/// What a generated trace may contain.
+struct trace_shape {
+    std::uint32_t max_units = 65536;  ///< largest enqueue (clamped to dql_max_object)
+    std::uint64_t max_step_ticks = 1001; ///< largest `t` step (trace ticks)
+    bool configure = true;            ///< min/max/hold/stall/init directives
+    bool resets = true;               ///< reset directives
+};
+
+namespace detail {
+using raw_step = std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>;
+
+/// The deterministic map from raw numbers to a valid trace (see the file comment).
+inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
+                                            const trace_shape& shape) {
+    std::vector<limit_directive> out;
+    out.reserve(steps.size());
+    std::uint64_t inflight = 0; // what the trace has queued and not completed since a reset
+    const std::uint32_t max_units =
+        shape.max_units < dql_max_object ? shape.max_units : dql_max_object;
+    for (const auto& [kind, a, b] : steps) {
+        switch (kind % 12) {
+        case 0: case 1: case 2: case 3: { // enqueue: packet sizes, sometimes anything allowed
+            static constexpr std::uint32_t sizes[] = {1, 64, 1500, 1500, 9000, 65536};
+            std::uint32_t n = b % 4 == 0
+                                  ? static_cast<std::uint32_t>(a % (max_units + std::uint64_t{1}))
+                                  : sizes[a % 6];
+            if (n > max_units) n = max_units;
+            out.push_back({limit_op::queue, n});
+            inflight += n;
+            break;
+        }
+        case 4: case 5: case 6: { // complete part or all of what is in flight
+            const std::uint64_t n = b % 3 == 0 ? inflight : a % (inflight + 1);
+            out.push_back({limit_op::complete, n});
+            inflight -= n;
+            break;
+        }
+        case 7: case 8: // time passes
+            out.push_back({limit_op::tick, a % (shape.max_step_ticks + 1)});
+            break;
+        case 9:
+            if (!shape.configure) break;
+            out.push_back({b % 2 == 0 ? limit_op::min : limit_op::max, a % (1U << 20)});
+            break;
+        case 10:
+            if (!shape.configure) break;
+            if (b % 3 == 0) {
+                out.push_back({limit_op::init, a % 2000});
+                inflight = 0;
+            } else {
+                out.push_back({b % 3 == 1 ? limit_op::hold : limit_op::stall, a % 300});
+            }
+            break;
+        default:
+            if (!shape.resets) break;
+            out.push_back({limit_op::reset, 0});
+            inflight = 0;
+            break;
+        }
+    }
+    return out;
+}
+} // namespace detail
+
+/// A valid limit-policy trace (see trace_shape and the file comment).
+inline rc::Gen<std::vector<limit_directive>> limit_trace(trace_shape shape = {}) {
+    return rc::gen::map(rc::gen::arbitrary<std::vector<detail::raw_step>>(),
+                        [shape](const std::vector<detail::raw_step>& steps) {
+                            return detail::realize(steps, shape);
+                        });
+}
+
+/// A valid dql configuration (valid() holds): bounds within dql_max_limit, sometimes min > max
+/// (allowed, as in sysfs), hold time up to 2 s and stall threshold up to 300 ticks of Duration.
+template <class Duration>
+rc::Gen<dql_config<Duration>> dql_config() {
+    return rc::gen::map(
+        rc::gen::tuple(rc::gen::inRange<std::uint32_t>(0, 1U << 20),
+                       rc::gen::inRange<std::uint32_t>(0, dql_max_limit + 1),
+                       rc::gen::inRange<std::int64_t>(0, 2001),
+                       rc::gen::inRange<std::int64_t>(0, 301)),
+        [](const std::tuple<std::uint32_t, std::uint32_t, std::int64_t, std::int64_t>& t) {
+            qlimits::dql_config<Duration> c{};
+            c.min_limit = std::get<0>(t);
+            c.max_limit = std::get<1>(t);
+            c.hold_time =
+                std::chrono::duration_cast<Duration>(std::chrono::milliseconds{std::get<2>(t)});
+            c.stall_threshold = Duration{static_cast<typename Duration::rep>(std::get<3>(t))};
+            return c;
+        });
+}
+
+/// A valid fixed_limit configuration: any limit up to fixed_max_limit, small ones often.
+inline rc::Gen<fixed_limit_config> fixed_config() {
+    return rc::gen::map(rc::gen::oneOf(rc::gen::inRange<std::uint32_t>(0, 1U << 17),
+                                       rc::gen::inRange<std::uint32_t>(0, fixed_max_limit + 1)),
+                        [](std::uint32_t limit) {
+                            fixed_limit_config c{};
+                            c.limit = limit;
+                            return c;
+                        });
+}
+
+/// The trace as text in the public format (one directive per line).
+inline std::string to_text(const std::vector<limit_directive>& trace) {
+    std::string text;
+    for (const limit_directive& d : trace) text += to_trace_line(d);
+    return text;
+}
+
+} // namespace gen
+} // namespace testing
+} // namespace v0
+} // namespace qlimits

@@ -1,0 +1,36 @@
+// libFuzzer target: the public entry point testing::fuzz_limit_policy (testing/fuzz.hpp) over
+// the library's limit policies. The first byte picks the policy and its configuration; the rest
+// drives it. A broken invariant traps (a finding).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
+#include "qlimits/testing/fuzz.hpp"
+
+namespace {
+using ns_clock = qlimits::manual_clock<std::chrono::nanoseconds>;
+using ms_clock = qlimits::manual_clock<std::chrono::milliseconds>;
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const std::uint8_t pick = data[0];
+    ++data;
+    --size;
+    namespace qt = qlimits::testing;
+    switch (pick % 4) {
+    case 0:
+        return qt::fuzz_limit_policy<qlimits::dql<ms_clock>>(
+            data, size, {.min_limit = pick, .stall_threshold = std::chrono::milliseconds{pick % 8}});
+    case 1:
+        return qt::fuzz_limit_policy<qlimits::dql<ns_clock>>(
+            data, size, {.hold_time = std::chrono::microseconds{pick}});
+    case 2:
+        return qt::fuzz_limit_policy<qlimits::fixed_limit<ns_clock>>(data, size,
+                                                                     {.limit = 64U * pick});
+    default:
+        return qt::fuzz_limit_policy<qlimits::unlimited<ns_clock>>(data, size);
+    }
+}

@@ -1,0 +1,256 @@
+// The test aids compose: a recording of any policy with any clock replays through checked<>,
+// other policies and the lab's replayer; the fuzz entry point and the RapidCheck generators
+// drive any policy; a recording taken from two threads replays to the same state.
+#include <doctest/doctest.h>
+#include <rapidcheck.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
+#include "qlimits/testing/fuzz.hpp"
+#include "qlimits/testing/invariants.hpp"
+#include "qlimits/testing/rapidcheck.hpp"
+#include "qlimits/testing/trace.hpp"
+
+namespace {
+namespace qt = qlimits::testing;
+using dql_ms = qlimits::dql<qlimits::manual_clock<std::chrono::milliseconds>>;
+using dql_ns = qlimits::dql<qlimits::manual_clock<std::chrono::nanoseconds>>;
+
+template <class Policy>
+std::string replay(std::string_view text, std::size_t* bad = nullptr, bool strict = false,
+                   std::vector<std::string>* notes = nullptr) {
+    qt::limit_replayer<Policy> r;
+    r.set_strict(strict);
+    std::string out;
+    const char* why = nullptr;
+    const std::size_t line = qt::replay_limit_trace(
+        r, text, [&out](std::string_view s) { out.append(s); }, false, &why,
+        [notes](std::size_t n, const char* note) {
+            if (notes) notes->push_back(std::to_string(n) + ": " + note);
+        });
+    if (bad) *bad = line;
+    if (line != 0) out += std::string("error: ") + why + "\n";
+    return out;
+}
+
+// A workload through a recorded dql with the library's default clock (jiffy_clock): bursts of
+// 1500-byte packets, completed in rounds 1 ms apart.
+template <class Rec>
+void drive(Rec& rec, typename Rec::time_point t0) {
+    auto t = t0;
+    for (int round = 0; round < 200; ++round) {
+        const int burst = 3 + round % 17;
+        for (int i = 0; i < burst && rec.available() >= 0; ++i) (void)rec.on_queued(1500, t);
+        t += std::chrono::milliseconds{1 + round % 3};
+        (void)rec.on_completed(rec.inflight() / (1U + static_cast<unsigned>(round % 2)), t);
+    }
+}
+} // namespace
+
+TEST_CASE("replayer: drives dql with the default jiffy clock exactly as with a manual clock") {
+    const std::string trace =
+        "init 1000\nq 3000\nt 5\nc 3000\nq 9000\nt 1\nc 4500\nt 2000\nc 4500\n";
+    const std::string a = replay<qlimits::dql<>>(trace);
+    CHECK(a == replay<dql_ms>(trace));
+    CHECK(a.find("error") == std::string::npos);
+}
+
+TEST_CASE("replayer: maps trace ticks to a nanosecond policy's duration") {
+    qt::limit_replayer<dql_ns> r;
+    CHECK(r.apply({qt::limit_op::tick, 3}).error == nullptr);
+    CHECK(r.now().time_since_epoch().count() == 3'000'000); // 3 ticks of 1 ms
+    qt::limit_replayer<dql_ns> fine;
+    CHECK(fine.apply({qt::limit_op::tick_ns, 250}).error == nullptr);
+    CHECK(fine.apply({qt::limit_op::tick, 4}).error == nullptr);
+    CHECK(fine.now().time_since_epoch().count() == 1000);
+    CHECK(std::string(fine.apply({qt::limit_op::tick_ns, 1}).error) ==
+          "tick_ns after the first q, c or t");
+    // A coarser policy truncates, as a kernel reads jiffies: 2.5 ms of 1 us ticks is 2 ms.
+    qt::limit_replayer<dql_ms> coarse;
+    CHECK(coarse.apply({qt::limit_op::tick_ns, 1000}).error == nullptr);
+    CHECK(coarse.apply({qt::limit_op::tick, 2500}).error == nullptr);
+    CHECK(coarse.now().time_since_epoch().count() == 2);
+    CHECK(qt::parse_limit_line("tick_ns 0").what == qt::limit_line::kind::error);
+}
+
+TEST_CASE("recording of a default-clock dql replays through checked<dql<>> line for line") {
+    using rec_t = qt::recording<qlimits::dql<>>;
+    const qlimits::jiffy_clock::time_point t0{std::chrono::milliseconds{123456}};
+    rec_t rec({.min_limit = 1500, .hold_time = std::chrono::milliseconds{20}}, t0);
+    drive(rec, t0);
+    const std::string& text = rec.sink().text;
+    REQUIRE(text.rfind("init 20\nmin 1500\n", 0) == 0); // ms clock: no tick_ns line
+
+    qt::limit_replayer<qt::checked<qlimits::dql<>>> r;
+    std::string out;
+    const char* why = nullptr;
+    const auto bad = qt::replay_limit_trace(
+        r, text, [&out](std::string_view s) { out.append(s); }, false, &why,
+        [](std::size_t, const char*) { FAIL("no directive may be skipped for dql"); });
+    REQUIRE(bad == 0);
+    CHECK(r.policy().ok()); // the checker is readable after the replay
+    CHECK(r.policy().inner().limit() == rec.limit());
+    CHECK(r.policy().inflight() == rec.inflight());
+    CHECK(out == replay<qlimits::dql<>>(text)); // the wrapper changes nothing
+    CHECK(r.policy().inner().state().num_queued == rec.inner().state().num_queued);
+}
+
+TEST_CASE("recording replays through a policy without dql's knobs: skipped with notes") {
+    qt::recording<qlimits::dql<>> rec({.stall_threshold = std::chrono::milliseconds{3}},
+                                      qlimits::jiffy_clock::time_point{});
+    drive(rec, {});
+    std::vector<std::string> notes;
+    std::size_t bad = 0;
+    const std::string out = replay<qlimits::fixed_limit<>>(rec.sink().text, &bad, false, &notes);
+    CHECK(bad == 0);
+    CHECK(notes == std::vector<std::string>{"1: init: not supported by this policy, skipped",
+                                            "2: min: not supported by this policy, skipped",
+                                            "3: max: not supported by this policy, skipped",
+                                            "5: stall: not supported by this policy, skipped"});
+    CHECK(out.find("error") == std::string::npos);
+    CHECK(replay<qlimits::unlimited<>>(rec.sink().text, &bad) != "");
+    CHECK(bad == 0);
+    // Strict: the first unsupported directive is an error.
+    CHECK(replay<qlimits::fixed_limit<>>(rec.sink().text, &bad, true).find(
+              "error: directive not supported by this policy") != std::string::npos);
+    CHECK(bad == 1);
+}
+
+TEST_CASE("recording of a nanosecond policy states its tick and replays exactly") {
+    using fixed_ns = qlimits::fixed_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
+    qt::recording<dql_ns> rec({.hold_time = std::chrono::microseconds{50}}, {});
+    drive(rec, {});
+    REQUIRE(rec.sink().text.rfind("tick_ns 1\ninit 50000\n", 0) == 0);
+    qt::limit_replayer<dql_ns> r;
+    std::size_t bad = 0;
+    CHECK(replay<dql_ns>(rec.sink().text, &bad).find("error") == std::string::npos);
+    CHECK(bad == 0);
+    const char* why = nullptr;
+    REQUIRE(qt::replay_limit_trace(r, rec.sink().text, [](std::string_view) {}, false, &why,
+                                   [](std::size_t, const char*) {}) == 0);
+    CHECK(r.policy().limit() == rec.limit());
+    CHECK(replay<fixed_ns>(rec.sink().text, &bad).find("error") == std::string::npos);
+}
+
+TEST_CASE("a locked sink records both sides of a live tx_gate; the replay ends in the same state") {
+    struct queue_state {
+        std::atomic<bool> off{false};
+        bool stopped() const noexcept { return off.load(); }
+        void stop() noexcept { off.store(true); }
+        void wake() noexcept { off.store(false); }
+    };
+    using clock = qlimits::steady_clock_source;
+    using rec_t = qt::recording<qlimits::dql<clock>, qt::locked_string_sink>;
+    queue_state q;
+    qlimits::tx_gate<rec_t, queue_state> gate({.hold_time = std::chrono::microseconds{200}},
+                                              clock::now());
+    std::atomic<std::uint64_t> sent{0};
+    std::atomic<bool> done{false};
+    std::thread producer([&] {
+        for (int i = 0; i < 20000; ++i) {
+            while (q.stopped()) std::this_thread::yield();
+            (void)gate.sent(q, 100, clock::now());
+            sent.fetch_add(100);
+        }
+        done.store(true);
+    });
+    std::uint64_t completed = 0;
+    while (!done.load() || completed < sent.load()) {
+        const std::uint64_t in_flight = sent.load() - completed;
+        if (in_flight == 0) continue;
+        const auto n = static_cast<std::uint32_t>(in_flight > 700 ? 700 : in_flight);
+        gate.completed(q, n, clock::now());
+        completed += n;
+    }
+    producer.join();
+    const std::string text = gate.policy().sink().text();
+    qt::limit_replayer<qt::checked<qlimits::dql<clock>>> r;
+    const char* why = nullptr;
+    REQUIRE(qt::replay_limit_trace(r, text, [](std::string_view) {}, false, &why,
+                                   [](std::size_t, const char*) {}) == 0);
+    CHECK(r.policy().ok());
+    CHECK(r.policy().inflight() == 0);
+    CHECK(r.policy().limit() == gate.policy().limit());
+    CHECK(r.policy().inner().state().num_queued == gate.policy().inner().state().num_queued);
+}
+
+namespace {
+void marker_handler(const qlimits::contract_violation&) noexcept {}
+} // namespace
+
+TEST_CASE("fuzz entry point: library policies keep every invariant on random bytes") {
+    const auto before = qlimits::set_contract_handler(&marker_handler);
+    std::uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    std::vector<std::uint8_t> bytes(4096);
+    for (int round = 0; round < 200; ++round) {
+        for (auto& b : bytes) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            b = static_cast<std::uint8_t>(seed >> 56);
+        }
+        const auto d = qt::check_limit_policy_bytes<dql_ns>(bytes.data(), bytes.size());
+        CHECK(d.failure == nullptr);
+        CHECK(d.steps > 0);
+        CHECK(qt::check_limit_policy_bytes<qlimits::fixed_limit<>>(bytes.data(), bytes.size(),
+                                                                  {.limit = 3000})
+                  .failure == nullptr);
+        CHECK(qt::check_limit_policy_bytes<qlimits::unlimited<>>(bytes.data(), bytes.size())
+                  .failure == nullptr);
+    }
+    // Each call installed a returning handler for its duration and restored ours after it.
+    const bool restored = qlimits::set_contract_handler(before) == &marker_handler;
+    CHECK(restored);
+}
+
+namespace {
+// A broken policy: it applies a completion of more than is in flight.
+struct lenient_fixed : qlimits::fixed_limit<> {
+    using qlimits::fixed_limit<>::fixed_limit;
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        if (n > inflight()) n = inflight(); // completes what it can and says ok
+        (void)qlimits::fixed_limit<>::on_completed(n, now);
+        return true;
+    }
+};
+} // namespace
+
+TEST_CASE("fuzz entry point: finds a policy that accepts an over-completion") {
+    const std::uint8_t input[] = {0, 100, 0, 0, 0, /* q 100 */ 4, 0, 0, 0, 0 /* c 101 */};
+    const auto r = qt::check_limit_policy_bytes<lenient_fixed>(input, sizeof input);
+    REQUIRE(r.failure != nullptr);
+    CHECK(std::string(r.failure) == "a completion of more than is in flight was applied");
+    CHECK(r.call == 2);
+}
+
+TEST_CASE("rapidcheck generators: valid traces replay through every policy, checked") {
+    const auto ok = rc::check("generated traces are valid for dql, fixed and unlimited", [] {
+        const auto trace = *qt::gen::limit_trace();
+        qt::limit_replayer<qt::checked<dql_ms>> d;
+        qt::limit_replayer<qt::checked<qlimits::fixed_limit<>>> f;
+        qt::limit_replayer<qt::checked<qlimits::unlimited<>>> u;
+        for (const auto& step : trace) {
+            RC_ASSERT(d.apply(step).error == nullptr);
+            RC_ASSERT(f.apply(step).error == nullptr);
+            RC_ASSERT(u.apply(step).error == nullptr);
+        }
+        RC_ASSERT(d.policy().ok());
+        RC_ASSERT(f.policy().ok());
+        RC_ASSERT(u.policy().ok());
+        // The text form parses back to the same directives.
+        const std::string text = qt::gen::to_text(trace);
+        std::size_t bad = 0;
+        RC_ASSERT(replay<dql_ms>(text, &bad).find("error") == std::string::npos);
+    });
+    CHECK(ok);
+    CHECK(rc::check("generated configs are valid", [] {
+        RC_ASSERT((*qt::gen::dql_config<std::chrono::milliseconds>()).valid());
+        RC_ASSERT((*qt::gen::fixed_config()).valid());
+    }));
+}
