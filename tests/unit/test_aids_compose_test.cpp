@@ -7,10 +7,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../../examples/rings/spsc_ring.hpp"
+#include "qlimits/adapters/channel.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
@@ -253,4 +256,64 @@ TEST_CASE("rapidcheck generators: valid traces replay through every policy, chec
         RC_ASSERT((*qt::gen::dql_config<std::chrono::milliseconds>()).valid());
         RC_ASSERT((*qt::gen::fixed_config()).valid());
     }));
+}
+
+namespace {
+// A user's sink with state of its own: it appends to a string the test owns, under the test's
+// mutex (so it is lockable, and safe with two threads).
+struct external_sink {
+    std::string* text;
+    std::mutex* m;
+    void operator()(std::string_view s) { text->append(s); }
+    void lock() { m->lock(); }
+    void unlock() { m->unlock(); }
+};
+} // namespace
+
+TEST_CASE("adapters take a pre-built policy: a recording with the user's own sink") {
+    struct queue_state {
+        bool off = false;
+        bool stopped() const noexcept { return off; }
+        void stop() noexcept { off = true; }
+        void wake() noexcept { off = false; }
+    };
+    using clock = qlimits::manual_clock<std::chrono::milliseconds>;
+    std::string text;
+    std::mutex m;
+    queue_state q;
+    qlimits::tx_gate<qt::recording<qlimits::dql<clock>, external_sink>, queue_state> gate(
+        std::in_place, external_sink{&text, &m}, qlimits::dql_config<std::chrono::milliseconds>{},
+        clock::time_point{});
+    for (int i = 0; i < 10; ++i) (void)gate.sent(q, 1500);
+    gate.completed(q, 15000, clock::time_point{std::chrono::milliseconds{2}});
+    CHECK(text.find("q 1500\n") != std::string::npos);
+    CHECK(text.find("t 2\nc 15000\n") != std::string::npos);
+    qt::limit_replayer<qt::checked<qlimits::dql<clock>>> r;
+    REQUIRE(qt::replay_limit_trace(r, text, [](std::string_view) {}, false, nullptr,
+                                   [](std::size_t, const char*) {}) == 0);
+    CHECK(r.policy().limit() == gate.policy().limit());
+
+    // channel: two threads through a recorded fixed_limit whose sink is the user's.
+    using ring_t = rings::spsc_ring<std::uint64_t, 64>;
+    using fixed_ns = qlimits::fixed_limit<qlimits::steady_clock_source>;
+    std::string ch_text;
+    ring_t ring;
+    qlimits::channel<ring_t, qt::recording<fixed_ns, external_sink>> ch(
+        ring, std::in_place, external_sink{&ch_text, &m}, qlimits::fixed_limit_config{.limit = 8},
+        qlimits::steady_clock_source::now());
+    constexpr std::uint64_t n = 20000;
+    std::thread producer([&] {
+        for (std::uint64_t i = 0; i < n; ++i) (void)ch.send(std::uint64_t{i});
+        ch.close();
+    });
+    std::uint64_t got = 0, item = 0;
+    while (ch.receive(item)) CHECK(item == got++);
+    producer.join();
+    CHECK(got == n);
+    std::lock_guard<std::mutex> g(m);
+    qt::limit_replayer<qt::checked<fixed_ns>> rf;
+    REQUIRE(qt::replay_limit_trace(rf, ch_text, [](std::string_view) {}, false, nullptr,
+                                   [](std::size_t, const char*) {}) == 0);
+    CHECK(rf.policy().ok());
+    CHECK(rf.policy().inflight() == ch.policy().inflight());
 }

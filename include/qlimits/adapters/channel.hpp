@@ -273,6 +273,21 @@ public:
                      doorbell_barrier barrier = doorbell_barrier::membarrier) noexcept
         : f_{&ring, wait == consumer_wait::sleep, initial_barrier(wait, barrier)},
           policy_(cfg, read_clock::now()) {}
+    /// The policy built in place from any arguments (a wrapper with state of its own, e.g.
+    /// `channel<R, recording<dql<>, locked_string_sink>>`'s sink, or a policy whose
+    /// constructor takes more than a config): `channel ch(ring, std::in_place, args...)`, or
+    /// with the consumer's wait and the barrier first.
+    template <class... Args>
+        requires std::is_nothrow_constructible_v<Policy, Args...>
+    channel(Ring& ring, std::in_place_t, Args&&... policy_args) noexcept
+        : channel(ring, consumer_wait::sleep, doorbell_barrier::membarrier, std::in_place,
+                  std::forward<Args>(policy_args)...) {}
+    template <class... Args>
+        requires std::is_nothrow_constructible_v<Policy, Args...>
+    channel(Ring& ring, consumer_wait wait, doorbell_barrier barrier, std::in_place_t,
+            Args&&... policy_args) noexcept
+        : f_{&ring, wait == consumer_wait::sleep, initial_barrier(wait, barrier)},
+          policy_(std::forward<Args>(policy_args)...) {}
     channel(const channel&) = delete;
     channel& operator=(const channel&) = delete;
 

@@ -166,11 +166,24 @@ concept ring_try_pop_is_noexcept = requires(Ring& r, typename ring_traits<Ring>:
 };
 
 /// A single-producer single-consumer ring a channel can move items through.
+/// An item's units (what the limit counts) must be a std::uint32_t computed without throwing:
+/// the traits' units() if they have one, else item_units<value_type>::of(). A specialization
+/// returning int, or not noexcept, is refused here by name.
+template <class Ring>
+concept ring_item_units_are_noexcept_uint32 =
+    requires(const typename ring_traits<Ring>::value_type& v) {
+        { ring_traits<Ring>::units(v) } noexcept -> std::same_as<std::uint32_t>;
+    } ||
+    requires(const typename ring_traits<Ring>::value_type& v) {
+        { item_units<typename ring_traits<Ring>::value_type>::of(v) } noexcept
+            -> std::same_as<std::uint32_t>;
+    };
 template <class Ring>
 concept channel_ring = ring_has_value_type<Ring> && ring_has_try_push<Ring> &&
                        ring_has_try_pop<Ring> && ring_try_push_returns_bool<Ring> &&
                        ring_try_pop_returns_bool<Ring> && ring_try_push_is_noexcept<Ring> &&
-                       ring_try_pop_is_noexcept<Ring>;
+                       ring_try_pop_is_noexcept<Ring> &&
+                       ring_item_units_are_noexcept_uint32<Ring>;
 
 /// The value type of a channel_ring.
 template <channel_ring Ring>

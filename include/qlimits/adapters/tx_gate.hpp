@@ -37,6 +37,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "qlimits/adapters/ring_traits.hpp"
 #include "qlimits/concepts.hpp"
@@ -81,6 +83,12 @@ public:
 
     /// The policy is built in place (policies hold atomics and cannot move).
     tx_gate(const config_type& cfg, time_point now) noexcept : policy_(cfg, now) {}
+    /// The policy built in place from any arguments: a policy wrapper with state of its own,
+    /// e.g. `tx_gate<recording<dql<>, file_sink>, R> g(std::in_place, file_sink{f}, cfg, now)`.
+    template <class... Args>
+        requires std::is_nothrow_constructible_v<Policy, Args...>
+    explicit tx_gate(std::in_place_t, Args&&... policy_args) noexcept
+        : policy_(std::forward<Args>(policy_args)...) {}
     tx_gate(const tx_gate&) = delete;
     tx_gate& operator=(const tx_gate&) = delete;
 
