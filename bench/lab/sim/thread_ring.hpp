@@ -72,6 +72,11 @@ inline std::vector<param_spec> machine_params() {
          "calibrate, development machine: CPU of a futex wake with a waiter (waker pays)"},
         {"sleep-call-ns", "6800", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: CPU of a futex sleep and its wake-up (sleeper pays)"},
+        {"spin-ns", "0", 0, 1e9, false, false, {}, "ns",
+         "std::atomic wait (libstdc++ 12, bits/atomic_wait.h) spins 12 pauses and 4 sched_yield "
+         "calls before the futex; a wake inside that window costs no system call and no "
+         "latency. 0: calibrate does not measure it, and on a loaded machine a sched_yield gives "
+         "the CPU away (MODEL.md: 2000 makes dql-item look free, which the real runs deny)"},
         {"barrier-ns", "360", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: the channel's membarrier before the consumer sleeps"},
         {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
@@ -116,6 +121,7 @@ public:
         wake_ns_ = get("wake-ns");
         wake_call_ns_ = get("wake-call-ns");
         sleep_call_ns_ = get("sleep-call-ns");
+        spin_ns_ = static_cast<ns_t>(get("spin-ns"));
         barrier_ns_ = get("barrier-ns");
         cache_bytes_ = get("cache-bytes");
         miss_ns_ = get("miss-ns");
@@ -199,7 +205,7 @@ private:
             if (limit && w_.contains(now())) ++stops_;
             state_ = limit ? producer_state::stopped : producer_state::waiting_room;
             prod_.sleep(now());
-            prod_.busy(now(), cost(sleep_call_ns_));
+            prod_since_ = now();
             return;
         }
         state_ = producer_state::running;
@@ -213,9 +219,8 @@ private:
         if (consumer_asleep_) {
             consumer_asleep_ = false;
             cons_.wake(now());
-            spent = cost(wake_call_ns_);
+            spent = wake(cons_, cons_since_, k_consumer_wake);
             prod_.busy(now(), spent);
-            eng_.after(cost(wake_ns_), k_consumer_wake);
         }
         eng_.after(spent, k_next);
     }
@@ -233,7 +238,9 @@ private:
         if (ring_.empty()) {
             consumer_asleep_ = true;
             cons_.sleep(now());
-            cons_.busy(now(), cost(sleep_call_ns_ + barrier_ns_));
+            const ns_t fence = cost(barrier_ns_); // the channel's fence before it sleeps
+            cons_.busy(now(), fence);
+            cons_since_ = now() + fence;
             return;
         }
         const std::size_t n = std::min(batch_, ring_.size());
@@ -251,13 +258,32 @@ private:
         if (producer_due()) {
             state_ = producer_state::woken;
             prod_.wake(now());
-            t = cost(wake_call_ns_);
-            eng_.after(cost(wake_ns_), k_producer_wake);
+            t = wake(prod_, prod_since_, k_producer_wake);
         }
         const double miss = cache_miss_ns(held, item_bytes_, cache_bytes_, miss_ns_);
         for (std::size_t i = 0; i < n; ++i) t += cost(work_ns_ + consumer_item_ns_ + miss);
         cons_.busy(now(), t);
         eng_.after(t, k_taken);
+    }
+
+    /// Wake `sleeper` (waiting since `since`); returns the waker's CPU for the wake call (the
+    /// caller charges it). Inside the spin window the sleeper has not reached the futex: it
+    /// sees the change and goes on at once, and nobody makes a system call. Past it, the
+    /// sleeper runs again wake-ns later and first pays its sleep call (the wait system call and
+    /// the switches, counted when it is back on a CPU).
+    ns_t wake(side_books& sleeper, ns_t since, kind resume) {
+        const ns_t waited = now() > since ? now() - since : 0;
+        if (waited < spin_ns_) {
+            sleeper.busy(since, waited);
+            eng_.after(0, resume);
+            return 0;
+        }
+        sleeper.busy(since, spin_ns_);
+        const ns_t back = now() + cost(wake_ns_);
+        const ns_t switched = cost(sleep_call_ns_);
+        sleeper.busy(back, switched);
+        eng_.at(back + switched, resume);
+        return cost(wake_call_ns_);
     }
 
     [[nodiscard]] bool producer_due() const {
@@ -323,7 +349,7 @@ private:
     double producer_ns_ = 0, consumer_item_ns_ = 0, wake_ns_ = 0, wake_call_ns_ = 0;
     double sleep_call_ns_ = 0, barrier_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
     std::uint64_t burst_ = 64, gapped_ = 0;
-    ns_t end_ = 0, sample_ns_ = 0, ready_ = 0;
+    ns_t end_ = 0, sample_ns_ = 0, ready_ = 0, spin_ns_ = 0, prod_since_ = 0, cons_since_ = 0;
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;
     producer_state state_ = producer_state::running;
