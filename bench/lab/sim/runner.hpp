@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
 #include <functional>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -18,17 +20,8 @@ namespace lab::sim {
 struct job {
     const scenario* sc = nullptr;
     param_values params;
-    std::string policy;
+    policy_row row;
 };
-
-/// A policy filter entry selects a policy by its name or by its family ("dql" selects
-/// dql-item, dql-poll and dql-time).
-inline bool policy_selected(const std::vector<std::string>& filter, const std::string& policy) {
-    if (filter.empty()) return true;
-    for (const auto& f : filter)
-        if (policy == f || policy.rfind(f + "-", 0) == 0) return true;
-    return false;
-}
 
 /// Every run the request asks for, in a fixed order: scenario, case, policy.
 inline std::vector<job> plan(const std::vector<const scenario*>& scs,
@@ -37,20 +30,61 @@ inline std::vector<job> plan(const std::vector<const scenario*>& scs,
     std::vector<job> out;
     for (std::size_t i = 0; i < scs.size(); ++i) {
         const scenario& sc = *scs[i];
-        const param_lists lists = resolve(sc.params, user[i]);
+        param_lists lists = resolve(sc.params, user[i]);
+        const std::vector<policy_row> rows = sc.rows(lists);
+        // A row parameter's list was spent on rows; the cases see one value.
+        for (const auto& r : rows)
+            if (r.entry && !r.entry->row_param.empty()) {
+                auto& l = lists.at(r.entry->row_param);
+                l.resize(1);
+            }
         for (const param_values& c : sc.cases(lists))
-            for (const auto& p : sc.policies)
-                if (policy_selected(policy_filter, p.name)) out.push_back(job{&sc, c, p.name});
+            for (const auto& r : rows)
+                if (row_selected(policy_filter, r.name)) {
+                    job j{&sc, c, r};
+                    if (r.row_value) j.params[r.entry->row_param] = *r.row_value;
+                    out.push_back(std::move(j));
+                }
     }
     return out;
 }
 
+/// The most events one run may simulate: 3e8, about half a minute of one core at the engine's
+/// ~10-20 M events/s (measured: `run veth-bql --nrules=0` reports its events and wall time).
+/// Zero costs would otherwise ask for ~10^9 events per simulated second and hours of wall time.
+inline constexpr double event_budget = 3e8;
+
+/// Refusals that depend on a whole case: an empty measurement window, a run over the budget.
+inline std::optional<std::string> validate(const job& j) {
+    const double warm = j.params.at("warmup-ms"), dur = j.params.at("duration-ms");
+    if (warm >= dur) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "--warmup-ms=%g must be below --duration-ms=%g: nothing would be measured",
+                      warm, dur);
+        return std::string{buf};
+    }
+    if (j.sc->estimate_events) {
+        const auto [events, knobs] = j.sc->estimate_events(j.params);
+        if (events > event_budget) {
+            char buf[320];
+            std::snprintf(buf, sizeof buf,
+                          "%s %s would simulate ~%.3g events, over the budget of %.3g per run "
+                          "(MODEL.md): raise %s or lower --duration-ms",
+                          j.sc->name.c_str(), j.sc->case_label(j.params).c_str(), events,
+                          event_budget, knobs.c_str());
+            return std::string{buf};
+        }
+    }
+    return std::nullopt;
+}
+
 /// Run one job and label its result.
 inline run_result execute_one(const job& j) {
-    run_result r = j.sc->run(j.params, j.policy);
+    run_result r = j.sc->run(j.params, j.row);
     r.scenario = j.sc->name;
     r.case_label = j.sc->case_label(j.params);
-    r.policy = j.policy;
+    r.policy = j.row.name;
     r.params.clear();
     for (const auto& spec : j.sc->params)
         if (auto it = j.params.find(spec.name); it != j.params.end())

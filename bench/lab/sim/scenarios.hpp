@@ -1,15 +1,17 @@
 // The scenario registry: every scenario the lab knows, and the seeds' numbers each is compared
 // against. To add one (virtio-dim, issue "DIM"), write its model in its own header with a
-// params(), policies(), case_label() and a model whose run() returns a run_result, then add an
+// params(), rows(), case_label() and a model whose run() returns a run_result, then add an
 // entry to all_scenarios() below; list, run, the outputs and the tests pick it up from here.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "scenario.hpp"
+#include "thread_ring.hpp"
 #include "veth_bql.hpp"
 #include "virtio_bql.hpp"
 #include "virtio_dim.hpp"
@@ -182,16 +184,21 @@ inline std::vector<scenario> all_scenarios() {
         s.name = "virtio-bql";
         s.summary = "seed 000: 50 bulk flows + TCP_RR over virtio-net, fq_codel or pfifo_fast, "
                     "1/2/4 queues, BQL or not";
-        s.params = virtio::params();
-        s.policies = virtio::policies();
+        s.params = with_policy_params(virtio::params());
+        s.rows = virtio::rows;
         s.case_label = virtio::case_label;
-        s.run = [](const param_values& p, const std::string& pol) {
+        s.run = [](const param_values& p, const policy_row& pol) {
             virtio::model m{p, pol};
             return m.run();
         };
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
         s.compare = compare_virtio;
+        // ~4 events per buffer (dequeue, wire, interrupt, reclaim) at line rate on every queue.
+        s.estimate_events = [](const param_values& p) {
+            const double per_s = p.at("queues") * p.at("gbps") * 1.25e8 / p.at("gso-bytes");
+            return std::pair{4 * per_s * p.at("duration-ms") / 1e3, std::string{"--gso-bytes or lower --gbps"}};
+        };
         out.push_back(std::move(s));
     }
     {
@@ -199,16 +206,48 @@ inline std::vector<scenario> all_scenarios() {
         s.name = "veth-bql";
         s.summary = "seed 001: pktgen flood into veth's 256-entry ring, NAPI consumer slowed by "
                     "iptables rules; completion per item, per poll or every 100 us";
-        s.params = veth::params();
-        s.policies = veth::policies();
+        s.params = with_policy_params(veth::params());
+        s.rows = veth::rows;
         s.case_label = veth::case_label;
-        s.run = [](const param_values& p, const std::string& pol) {
+        s.run = [](const param_values& p, const policy_row& pol) {
             veth::model m{p, pol};
             return m.run();
         };
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return veth::cases(specs, l); };
         s.compare = compare_veth;
+        // ~3 events per packet at the slower of producer and consumer.
+        s.estimate_events = [](const param_values& p) {
+            const double cost = p.at("base-cost-ns") + p.at("nrules") * p.at("rule-ns");
+            const double per_s = 1e9 / std::max({p.at("producer-ns"), cost, 1.0});
+            return std::pair{3 * per_s * p.at("duration-ms") / 1e3,
+                             std::string{"--producer-ns or --base-cost-ns"}};
+        };
+        out.push_back(std::move(s));
+    }
+    {
+        scenario s;
+        s.name = "thread-ring";
+        s.summary = "the simulated twin of 'pipeline': producer thread -> SPSC ring -> consumer "
+                    "thread (batches, work per item), futex sleep/wake with their CPU costs; "
+                    "flood, bursts, paced";
+        s.params = with_policy_params(tring::params());
+        s.rows = tring::rows;
+        s.case_label = tring::case_label;
+        s.run = [](const param_values& p, const policy_row& pol) {
+            tring::model m{p, pol};
+            return m.run();
+        };
+        const auto specs = s.params;
+        s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
+        // ~3 events per item at the slower side (or the paced rate).
+        s.estimate_events = [](const param_values& p) {
+            const double consumer = p.at("work-ns") * p.at("work-scale") + p.at("consumer-item-ns");
+            double per_s = 1e9 / std::max({p.at("producer-ns"), consumer, 1.0});
+            if (p.at("pattern") == 2) per_s = std::min(per_s, p.at("rate"));
+            return std::pair{3 * per_s * p.at("duration-ms") / 1e3,
+                             std::string{"--producer-ns or --work-ns (or lower --rate)"}};
+        };
         out.push_back(std::move(s));
     }
     {
@@ -217,15 +256,23 @@ inline std::vector<scenario> all_scenarios() {
         s.summary = "seed 002: sockperf TCP throughput into a one-CPU virtio-net guest; rx "
                     "notification coalescing off, static RX EQE profiles 0-4, or net_dim";
         s.params = vdim::params();
-        s.policies = vdim::policies();
+        s.rows = vdim::rows;
         s.case_label = vdim::case_label;
-        s.run = [](const param_values& p, const std::string& pol) {
+        s.run = [](const param_values& p, const policy_row& pol) {
             vdim::model m{p, pol};
             return m.run();
         };
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
         s.compare = compare_virtio_dim;
+        // ~5 events per message (send, arrive, interrupt, NAPI, read), at the slower of the
+        // sender's CPU and the wire.
+        s.estimate_events = [](const param_values& p) {
+            const double seg = std::max(1.0, std::min(p.at("msg-bytes"), p.at("mss")));
+            const double per_s = std::min(p.at("gbps") * 1.25e8 / seg, 1e9 / std::max(1.0, p.at("send-ns")));
+            return std::pair{5 * per_s * p.at("duration-ms") / 1e3,
+                             std::string{"--send-ns or --msg-bytes"}};
+        };
         out.push_back(std::move(s));
     }
     return out;
