@@ -119,16 +119,16 @@ TEST_CASE("drain meter: slow rates stay nonzero, no rate before a window, satura
     CHECK(m.units_in(1000) == 0);
     CHECK_FALSE(m.add(1, 0));
     CHECK(m.add(0, 1000)); // one unit in 1000 ticks
-    CHECK(m.rate_fp() == (std::uint64_t{1} << 16) / 1000);
+    CHECK(m.rate_fp() == (std::uint64_t{1} << 32) / 1000);
     CHECK(m.units_in(1000) == 0); // rounded down
     CHECK(m.units_in(100000) == 99);
     CHECK(m.add(std::numeric_limits<std::uint32_t>::max(), 1));
     CHECK(m.units_in(std::numeric_limits<std::uint64_t>::max()) ==
-          std::numeric_limits<std::uint64_t>::max() >> 16);
+          std::numeric_limits<std::uint64_t>::max() >> 32);
     m.set_window(10);
     CHECK_FALSE(m.add(5, 5));
     m.restart();
     CHECK_FALSE(m.add(5, 5)); // the open window was forgotten
     CHECK(m.add(5, 5));
-    CHECK(m.rate_fp() == (std::uint64_t{1} << 16));
+    CHECK(m.rate_fp() == (std::uint64_t{1} << 32));
 }

@@ -93,11 +93,13 @@ private:
 
 /// Drain rate in units per tick, from (units, ticks) pieces: a window closes once it holds at
 /// least `window_ticks` ticks, and its units / ticks becomes the rate. The rate is fixed point
-/// with `rate_shift` fractional bits, so a slow queue (less than one unit per tick) is not 0.
+/// with `rate_shift` fractional bits, so a slow queue (less than one unit per tick) is not 0:
+/// 7,000 units/s on a nanosecond clock is 7e-6 units per tick, 30,000 in fixed point.
 class drain_meter {
 public:
-    /// Fractional bits of rate_fp(): 16, so rates down to 1 unit per 65536 ticks are nonzero.
-    static constexpr unsigned rate_shift = 16;
+    /// Fractional bits of rate_fp(): 32, so rates down to 1 unit per 2^32 ticks (4.3 s on a
+    /// nanosecond clock) are nonzero and a 7 kpps consumer keeps 5 significant digits.
+    static constexpr unsigned rate_shift = 32;
 
     /// window_ticks 0 is taken as 1 (a rate needs at least one tick).
     explicit constexpr drain_meter(std::uint64_t window_ticks = 1) noexcept
@@ -108,7 +110,7 @@ public:
         units_ += units;
         ticks_ += ticks;
         if (ticks_ < window_) return false;
-        // units_ < 2^64 / 2^16 unless a window holds more than 2^48 units: clamp, never wrap.
+        // units_ < 2^64 / 2^32 unless a window holds 2^32 units or more: clamp, never wrap.
         constexpr std::uint64_t cap = std::numeric_limits<std::uint64_t>::max() >> rate_shift;
         const std::uint64_t u = units_ > cap ? cap : units_;
         rate_fp_ = (u << rate_shift) / ticks_;
