@@ -243,7 +243,6 @@ public:
         c_.batch_prev = 0;
         c_.batch_run = 0;
         c_.batch_time = t;
-        c_.sample_rate_fp = 0;
         c_.rate_min_cur = 0;
         c_.rate_min_prev = 0;
         c_.empty_valid = false;
@@ -355,16 +354,17 @@ private:
         if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, smp.drained, smp.sojourn);
     }
 
-    // Units drained in ticks: the sample's own rate (the fast signal) and the meter (the
-    // steady one). A sample within one tick is dropped: units completed at the same time were
-    // taken at once (or stamped with one clock reading) and say nothing about a rate.
+    // Units drained in ticks, into the meter; each meter reading (an average over at least a
+    // budget of backlogged time) also updates the slowest reading of this window. A sample
+    // within one tick is dropped: units completed at the same time were taken at once (or
+    // stamped with one clock reading) and say nothing about a rate.
     void rate_sample(std::uint32_t units, std::uint64_t ticks) noexcept {
         if (ticks == 0) return;
-        c_.sample_rate_fp = (std::uint64_t{units} << drain_meter::rate_shift) / ticks;
-        if (c_.rate_min_cur == 0 || c_.sample_rate_fp < c_.rate_min_cur)
-            c_.rate_min_cur = c_.sample_rate_fp;
-        if (c_.meter.add(units, ticks))
-            c_.rate_fp.store(c_.meter.rate_fp(), std::memory_order_relaxed);
+        if (c_.meter.add(units, ticks)) {
+            const std::uint64_t r = c_.meter.rate_fp();
+            c_.rate_fp.store(r, std::memory_order_relaxed);
+            if (c_.rate_min_cur == 0 || r < c_.rate_min_cur) c_.rate_min_cur = r;
+        }
     }
 
     // The armed probe has been running longer than the budget: its sample will exceed it. Cut
@@ -514,13 +514,14 @@ private:
         c_.window_start = t;
     }
 
-    // The drain rate to plan with, units per tick << rate_shift (0: unknown): the meter's, or
-    // the slowest sample of this and the last window when that is lower. Room is given for the
-    // costliest items seen lately: a consumer that slows down is believed at once, and room
-    // given while items were cheap does not become a long wait when they turn costly again.
+    // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
+    // reading (each an average over at least a budget of backlogged time) of this and the last
+    // window. Room is given for the costliest items seen lately, so room given while items were
+    // cheap does not become a long wait when they turn costly again; averaging over a budget
+    // keeps one preempted sample (a scheduler pause) from collapsing the limit.
     [[nodiscard]] std::uint64_t planning_rate() const noexcept {
         std::uint64_t r = c_.meter.rate_fp();
-        for (const std::uint64_t s : {c_.sample_rate_fp, c_.rate_min_cur, c_.rate_min_prev})
+        for (const std::uint64_t s : {c_.rate_min_cur, c_.rate_min_prev})
             if (s != 0 && (r == 0 || s < r)) r = s;
         return r;
     }
@@ -609,8 +610,7 @@ private:
         std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
         std::uint32_t batch_run = 0;                 // units completed at batch_time so far
         std::uint64_t batch_time = 0;                // time of the last completion
-        std::uint64_t sample_rate_fp = 0;          // the last sojourn sample's own rate
-        std::uint64_t rate_min_cur = 0, rate_min_prev = 0; // slowest sample rate per window
+        std::uint64_t rate_min_cur = 0, rate_min_prev = 0; // slowest meter reading per window
         bool empty_valid = false;                   // an empty-ring moment is remembered
         bool empty_held = false;                    // ... the producer was held back then
         std::uint32_t empty_done = 0;               // ... its completed count
