@@ -206,6 +206,11 @@ public:
         c_.batch_run = t == c_.batch_time ? c_.batch_run + n : n;
         c_.batch_time = t;
         if (c_.batch_run > c_.batch_cur) c_.batch_cur = c_.batch_run;
+        if (t == c_.resolve_time) [[unlikely]] {
+            const std::uint32_t u =
+                c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
+            if (u > c_.lead_units_cur) c_.lead_units_cur = u;
+        }
         if (c_.probe.armed()) {
             if (c_.probe.on_completed(done, t))
                 on_sample(done);
@@ -249,6 +254,7 @@ public:
         c_.wake_starved = false;
         c_.probe_cut = false;
         c_.wake_time = t;
+        c_.resolve_time = ~std::uint64_t{0};
         c_.settled_time = t;
         c_.published_time = t;
         c_.window_start = t;
@@ -420,7 +426,11 @@ private:
                     // once (a batch taken together) say nothing about when the post came.
                     const std::uint64_t lo = c_.wake_checked - c_.wake_time;
                     lead_sample(lo + (t - c_.wake_checked) / 2,
-                                c_.wake_checked_done - c_.wake_done);
+                                c_.wake_checked_done - c_.wake_done +
+                                    (done - c_.wake_checked_done) / 2);
+                    // Completions still to come at this same time belong to this look (a batch
+                    // reported item by item): on_completed() extends the sample with them.
+                    c_.resolve_time = t;
                 }
                 c_.wake_pending = false;
             } else {
@@ -607,6 +617,7 @@ private:
         std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
         std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
         std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times
+        std::uint64_t resolve_time = ~std::uint64_t{0}; // when the last wake was seen to end
         std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
         std::uint32_t batch_run = 0;                 // units completed at batch_time so far
         std::uint64_t batch_time = 0;                // time of the last completion
