@@ -18,16 +18,13 @@ def metric(r, k):
 
 
 def main(paths):
-    rows = []
+    cases = {}
     for p in paths:
         with open(p) as f:
-            rows += json.load(f)
-    cases = {}
-    for r in rows:
-        cases.setdefault((r["scenario"], r["case"], json.dumps(r.get("params", {}), sort_keys=True)
-                          if False else r["case"]), []).append(r)
+            for r in json.load(f):  # a case is one file's scenario and case label
+                cases.setdefault((r["scenario"], r["case"], p), []).append(r)
     failures = 0
-    for (scen, case, _), rs in cases.items():
+    for (scen, case, path), rs in cases.items():
         by = {r["policy"]: r for r in rs}
         none = by.get("none")
         if none is None:
@@ -56,7 +53,7 @@ def main(paths):
             main_row = name in ("sw-item", "sw")
             if main_row and not (t6 and t9):
                 failures += 1
-            print(f"{scen:12} {case:28} {name:9} tput {tp:6.3f}x  soj.p99 {soj:9.2f} us"
+            print(f"{path.split('/')[-1]:12} {scen:12} {case:26} {name:9} tput {tp:6.3f}x  soj.p99 {soj:9.2f} us"
                   f"  ref fixed-{ref[0] if ref else '-':<4} x{soj_x if soj_x else float('nan'):6.2f}"
                   f"  cpu x{cpu_x if cpu_x else float('nan'):5.2f}"
                   f"  p.wake {wk if wk is not None else float('nan'):9.3g} (dql {wk_dql if wk_dql is not None else float('nan'):9.3g})"
