@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
 #include "qlimits/testing/dim_trace.hpp"
 #include "qlimits/testing/trace.hpp"
 
@@ -87,7 +88,9 @@ int replay_main(int argc, char** argv) {
         return replay_limits<qlimits::fixed_limit<tick_clock>>(text, verbose, strict);
     if (std::strcmp(policy, "unlimited") == 0)
         return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose, strict);
-    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited)\n",
+    if (std::strcmp(policy, "sw") == 0) // software_limit, defaults; its budget rounds up to 1 tick
+        return replay_limits<qlimits::software_limit<tick_clock>>(text, verbose, strict);
+    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited, sw)\n",
                  policy);
     return exit_usage;
 }

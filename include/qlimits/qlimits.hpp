@@ -17,4 +17,6 @@
 #include "qlimits/dim/tuner.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
+#include "qlimits/limits/sojourn_probe.hpp"
 #include "qlimits/version.hpp"
