@@ -294,3 +294,11 @@ TEST_CASE("peer_policy: reset forgets inflight, the measurement and the rule's s
     CHECK(p.on_completed(1, at(3us))); // the old mark (queued 5) is gone: no sample
     CHECK(p.stats().samples == 1);     // only the on_sample() above
 }
+
+TEST_CASE("vegas: smoothing that rounds just below min_limit still reads min_limit") {
+    // Found by the property test: 10 * (1 - s) + 10 * s is 9.999... for some s.
+    qlimits::vegas_rule r(
+        {.initial_limit = 0, .min_limit = 10, .smoothing = 0.05 + 0.95 * 3 / 99.0});
+    CHECK(r.on_sample(0ns, 0, false) == 10);
+    CHECK(r.on_sample(0ns, 0, true) == 10);
+}

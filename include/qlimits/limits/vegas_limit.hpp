@@ -112,7 +112,11 @@ public:
             return cur; // between alpha and beta: the sweet spot
         }
         next = detail::clamp_limit_f(next, cfg_.min_limit, cfg_.max_limit);
-        estimate_ = (1.0 - cfg_.smoothing) * estimate_ + cfg_.smoothing * next;
+        // Clamped again after smoothing: a mix of two in-range values can round to just below
+        // min_limit (10 * (1 - s) + 10 * s = 9.999...), which would read as min_limit - 1.
+        estimate_ =
+            detail::clamp_limit_f((1.0 - cfg_.smoothing) * estimate_ + cfg_.smoothing * next,
+                                  cfg_.min_limit, cfg_.max_limit);
         return limit();
     }
 
