@@ -22,9 +22,9 @@
 #include "pipe/busy_work.hpp"
 #include "pipe/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
-#include "qlimits/limits/dql.hpp"
-#include "qlimits/limits/fixed.hpp"
+#include "pipe/erased_policy.hpp"
 #include "sim/params.hpp"
+#include "sim/registry.hpp"
 #include "sim/report.hpp"
 #include "sim/result.hpp"
 #include "sim/stats.hpp"
@@ -57,13 +57,20 @@ std::vector<sim::param_spec> pipeline_params() {
          "modelling choice (paced): 1 M items/s, below the default consumer's ~2 M/s"},
         {"duration-ms", "1000", 10, 600000, true, false, {}, "ms",
          "modelling choice: 1 s per policy"},
-        {"completion", "item,batch", 0, 1, true, true, {"item", "batch"}, "",
-         "dql variants: completion per item or once per consumer batch (dql.md 11)"},
-        {"fixed-limit", "8", 0, 1e6, true, false, {}, "items",
-         "veth limit_min=8 proposal (landscape.md [VE5][VE9])"},
+        {"fixed-limit", "8", 0, 1e6, true, true, {}, "items",
+         "veth limit_min=8 proposal (landscape.md [VE5][VE9]); a list gives one row per limit"},
         {"hold-ms", "1000", 0, 65535, true, false, {}, "ms",
          "Linux default: dql_init(HZ), 1 s (dql.md 5)"},
+        {"limit-min", "0", 0, 1879048192, true, false, {}, "items",
+         "Linux default: dql_init sets limit_min 0 (dql.md section 5)"},
     };
+}
+
+/// The pipeline's completion modes: the channel reports per item or once per receive_batch.
+std::vector<sim::completion_choice> pipeline_completions() {
+    return {{"item", sim::completion_mode::per_item, "completion per item (veth BQL v5)"},
+            {"batch", sim::completion_mode::per_poll,
+             "completion once per consumer batch (dql.md 11)"}};
 }
 
 struct item {
@@ -76,8 +83,6 @@ struct settings {
     double work_ns = 500, burst_gap_us = 100, rate = 1e6;
     int pattern = 0;
     std::uint64_t duration_ms = 1000;
-    std::uint32_t fixed_limit = 8;
-    std::int64_t hold_ms = 1000;
 };
 
 struct thread_usage {
@@ -104,11 +109,16 @@ struct outcome {
     std::uint64_t checksum = 0;
 };
 
-template <class Policy>
-outcome run_one(const settings& s, const typename Policy::config_type& cfg, qlimits::completion mode,
-                const pipe::busy_work& work, const std::string& name, bool has_limit) {
+outcome run_one(const settings& s, const sim::policy_row& row, const sim::param_values& values,
+                const pipe::busy_work& work) {
     pipe::spsc_ring<item> ring{s.ring};
-    qlimits::channel<pipe::spsc_ring<item>, Policy> ch{ring, cfg};
+    const pipe::erased_policy::config_type cfg{sim::make_policy(row, values)};
+    const bool has_limit = cfg.impl->limit().has_value();
+    const std::string& name = row.name;
+    const qlimits::completion mode = row.completion == sim::completion_mode::per_item
+                                         ? qlimits::completion::per_item
+                                         : qlimits::completion::per_batch;
+    qlimits::channel<pipe::spsc_ring<item>, pipe::erased_policy> ch{ring, cfg};
     // Payload lives beside the ring: slot seq % (ring + 2) cannot be rewritten while the
     // consumer may still read it (at most ring items queued plus one being processed).
     const std::size_t pool_slots = s.ring + 2;
@@ -205,7 +215,7 @@ sim::run_result to_result(const outcome& o, const std::vector<std::pair<std::str
 } // namespace
 
 int pipeline_main(int argc, char** argv) {
-    const auto specs = pipeline_params();
+    const auto specs = sim::with_policy_params(pipeline_params());
     sim::param_lists user;
     std::vector<std::string> policy_filter;
     std::string json_file;
@@ -220,12 +230,6 @@ int pipeline_main(int argc, char** argv) {
                 if (c == std::string::npos) break;
                 start = c + 1;
             }
-            for (const auto& p : policy_filter)
-                if (p != "none" && p != "dql" && p != "fixed" && p != "dql-item" && p != "dql-batch") {
-                    std::fprintf(stderr, "qlimits-lab pipeline: unknown policy '%s' (none, dql, "
-                                         "dql-item, dql-batch, fixed)\n", p.c_str());
-                    return exit_usage;
-                }
             continue;
         }
         if (arg == "--json" || arg.rfind("--json=", 0) == 0) {
@@ -273,8 +277,6 @@ int pipeline_main(int argc, char** argv) {
     s.burst_gap_us = v.at("burst-gap-us")[0];
     s.rate = v.at("rate")[0];
     s.duration_ms = static_cast<std::uint64_t>(v.at("duration-ms")[0]);
-    s.fixed_limit = static_cast<std::uint32_t>(v.at("fixed-limit")[0]);
-    s.hold_ms = static_cast<std::int64_t>(v.at("hold-ms")[0]);
     std::vector<std::pair<std::string, std::string>> params;
     for (const auto& p : specs) {
         std::string text;
@@ -284,33 +286,34 @@ int pipeline_main(int argc, char** argv) {
         }
         params.emplace_back(p.name, text);
     }
-    auto wanted = [&](const std::string& name) {
-        if (policy_filter.empty()) return true;
-        for (const auto& f : policy_filter)
-            if (name == f || name.rfind(f + "-", 0) == 0) return true;
-        return false;
-    };
+    // The rows come from the registry; an unknown name is refused before anything runs.
+    const std::vector<sim::policy_row> rows =
+        sim::registry_rows(pipeline_completions(), sim::completion_mode::per_poll, v);
+    for (const auto& f : policy_filter) {
+        bool found = false;
+        for (const auto& r : rows) found = found || sim::row_selected({f}, r.name);
+        if (!found) {
+            std::string known;
+            for (const auto& r : rows) known += (known.empty() ? "" : ", ") + r.name;
+            std::fprintf(stderr, "qlimits-lab pipeline: unknown policy '%s' (%s)\n", f.c_str(),
+                         known.c_str());
+            return exit_usage;
+        }
+    }
+    sim::param_values values;
+    for (const auto& [name, list] : v) values[name] = list.front();
 
     if (isatty(STDERR_FILENO) == 1) std::fprintf(stderr, "calibrating the busy loop...\n");
     const pipe::busy_work work;
     std::vector<outcome> outs;
     // "none" always runs first: every other policy is reported against it.
-    outs.push_back(run_one<qlimits::unlimited<>>(s, {}, qlimits::completion::per_batch, work, "none", false));
-    for (double c : v.at("completion")) {
-        const bool per_item = c == 0;
-        const std::string name = per_item ? "dql-item" : "dql-batch";
-        if (!wanted(name)) continue;
-        qlimits::dql<>::config_type cfg{};
-        cfg.hold_time = std::chrono::milliseconds{s.hold_ms};
-        outs.push_back(run_one<qlimits::dql<>>(
-            s, cfg, per_item ? qlimits::completion::per_item : qlimits::completion::per_batch,
-            work, name, true));
-    }
-    if (wanted("fixed")) {
-        qlimits::fixed_limit<>::config_type cfg{};
-        cfg.limit = s.fixed_limit;
-        outs.push_back(run_one<qlimits::fixed_limit<>>(s, cfg, qlimits::completion::per_batch,
-                                                       work, "fixed", true));
+    for (const auto& r : rows)
+        if (r.name == "none") outs.push_back(run_one(s, r, values, work));
+    for (const auto& r : rows) {
+        if (r.name == "none" || !sim::row_selected(policy_filter, r.name)) continue;
+        sim::param_values rv = values;
+        if (r.row_value) rv[r.entry->row_param] = *r.row_value;
+        outs.push_back(run_one(s, r, rv, work));
     }
 
     std::vector<sim::run_result> results;

@@ -66,7 +66,8 @@ int list_main(int argc, char** argv) {
     }
     for (const auto& sc : sim::all_scenarios()) {
         std::printf("%s\n  %s\n  policies:\n", sc.name.c_str(), sc.summary.c_str());
-        for (const auto& p : sc.policies) std::printf("    %-9s %s\n", p.name.c_str(), p.help.c_str());
+        for (const auto& p : sc.rows(sim::resolve(sc.params, {})))
+            std::printf("    %-9s %s\n", p.name.c_str(), p.help.c_str());
         std::printf("  parameters (--name=value; a list a,b,c runs one case per value):\n");
         for (const auto& p : sc.params) {
             std::string range;
@@ -115,7 +116,7 @@ int run_main(int argc, char** argv) {
         jobs, threads, [&](std::size_t done, std::size_t total, const sim::job& j) {
             if (!show_progress) return;
             std::fprintf(stderr, "\r[%zu/%zu] %s %s %s\033[K", done, total, j.sc->name.c_str(),
-                         j.sc->case_label(j.params).c_str(), j.policy.c_str());
+                         j.sc->case_label(j.params).c_str(), j.row.name.c_str());
             if (done == total) std::fprintf(stderr, "\n");
         });
     const double wall =

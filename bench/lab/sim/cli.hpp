@@ -88,13 +88,7 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
         } else if (is_opt(arg, "--policy")) {
             if (auto e = value_of(i, arg, "--policy", v)) return e;
             out.policies = split(v);
-            for (const auto& p : out.policies) {
-                bool found = false;
-                for (const scenario* sc : out.scenarios)
-                    for (const auto& ps : sc->policies)
-                        if (ps.name == p || ps.name.rfind(p + "-", 0) == 0) found = true;
-                if (!found) return "unknown policy '" + p + "' (see 'qlimits-lab list')";
-            }
+
         } else if (is_opt(arg, "--jobs")) {
             if (auto e = value_of(i, arg, "--jobs", v)) return e;
             char* end = nullptr;
@@ -123,6 +117,14 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
         } else {
             return "unexpected argument '" + std::string{arg} + "'";
         }
+    }
+    // Policy names are checked once the parameters are known: a list of fixed limits makes rows.
+    for (const auto& p : out.policies) {
+        bool found = false;
+        for (std::size_t s = 0; s < out.scenarios.size(); ++s)
+            for (const auto& row : out.scenarios[s]->rows(resolve(out.scenarios[s]->params, out.params[s])))
+                found = found || row_selected({p}, row.name);
+        if (!found) return "unknown policy '" + p + "' (see 'qlimits-lab list')";
     }
     return std::nullopt;
 }

@@ -21,14 +21,20 @@ namespace lab::sim {
 class sim_policy {
 public:
     virtual ~sim_policy() = default;
-    virtual void queued(std::uint32_t units, ns_t now) = 0;
-    virtual void completed(std::uint32_t units, ns_t now) = 0;
-    /// True when the producer must stop (the policy's available() < 0).
-    [[nodiscard]] virtual bool over_limit() const = 0;
+    /// False when the policy refused the units (more than its largest object): nothing counted.
+    virtual bool queued(std::uint32_t units, ns_t now) noexcept = 0;
+    /// The same without a time (the channel's producer counts without reading a clock).
+    virtual bool queued(std::uint32_t units) noexcept = 0;
+    virtual bool completed(std::uint32_t units, ns_t now) noexcept = 0;
+    virtual void reset(ns_t now) noexcept = 0;
+    /// Units the producer may still queue; below 0 it must stop.
+    [[nodiscard]] virtual std::int64_t available() const noexcept = 0;
+    /// True when the producer must stop (available() < 0).
+    [[nodiscard]] bool over_limit() const noexcept { return available() < 0; }
     /// The limit, if the policy has one.
-    [[nodiscard]] virtual std::optional<std::uint32_t> limit() const = 0;
+    [[nodiscard]] virtual std::optional<std::uint32_t> limit() const noexcept = 0;
     /// Units queued and not yet reported completed.
-    [[nodiscard]] virtual std::uint32_t inflight() const = 0;
+    [[nodiscard]] virtual std::uint32_t inflight() const noexcept = 0;
 };
 
 /// Any qlimits::limit_policy, fed simulated nanoseconds converted to the policy's own tick.
@@ -38,19 +44,25 @@ template <qlimits::limit_policy P, bool HasLimit = true>
 class library_policy final : public sim_policy {
 public:
     explicit library_policy(const typename P::config_type& cfg) : p_(cfg, to_tick(0)) {}
-    void queued(std::uint32_t units, ns_t now) override { p_.on_queued(units, to_tick(now)); }
-    void completed(std::uint32_t units, ns_t now) override { p_.on_completed(units, to_tick(now)); }
-    [[nodiscard]] bool over_limit() const override { return p_.available() < 0; }
-    [[nodiscard]] std::optional<std::uint32_t> limit() const override {
+    bool queued(std::uint32_t units, ns_t now) noexcept override {
+        return p_.on_queued(units, to_tick(now));
+    }
+    bool queued(std::uint32_t units) noexcept override { return p_.on_queued(units); }
+    bool completed(std::uint32_t units, ns_t now) noexcept override {
+        return p_.on_completed(units, to_tick(now));
+    }
+    void reset(ns_t now) noexcept override { p_.reset(to_tick(now)); }
+    [[nodiscard]] std::int64_t available() const noexcept override { return p_.available(); }
+    [[nodiscard]] std::optional<std::uint32_t> limit() const noexcept override {
         if constexpr (HasLimit) return p_.limit();
         return std::nullopt;
     }
-    [[nodiscard]] std::uint32_t inflight() const override { return p_.inflight(); }
+    [[nodiscard]] std::uint32_t inflight() const noexcept override { return p_.inflight(); }
     [[nodiscard]] const P& policy() const noexcept { return p_; }
 
 private:
     // Truncation, as a kernel reads jiffies: a 1 ms tick sees every time in [k ms, k+1 ms) as k.
-    static typename P::time_point to_tick(ns_t now) {
+    static typename P::time_point to_tick(ns_t now) noexcept {
         using d = typename P::time_point::duration;
         return typename P::time_point{std::chrono::duration_cast<d>(
             std::chrono::nanoseconds{static_cast<std::int64_t>(now)})};

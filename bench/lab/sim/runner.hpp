@@ -18,17 +18,8 @@ namespace lab::sim {
 struct job {
     const scenario* sc = nullptr;
     param_values params;
-    std::string policy;
+    policy_row row;
 };
-
-/// A policy filter entry selects a policy by its name or by its family ("dql" selects
-/// dql-item, dql-poll and dql-time).
-inline bool policy_selected(const std::vector<std::string>& filter, const std::string& policy) {
-    if (filter.empty()) return true;
-    for (const auto& f : filter)
-        if (policy == f || policy.rfind(f + "-", 0) == 0) return true;
-    return false;
-}
 
 /// Every run the request asks for, in a fixed order: scenario, case, policy.
 inline std::vector<job> plan(const std::vector<const scenario*>& scs,
@@ -37,20 +28,31 @@ inline std::vector<job> plan(const std::vector<const scenario*>& scs,
     std::vector<job> out;
     for (std::size_t i = 0; i < scs.size(); ++i) {
         const scenario& sc = *scs[i];
-        const param_lists lists = resolve(sc.params, user[i]);
+        param_lists lists = resolve(sc.params, user[i]);
+        const std::vector<policy_row> rows = sc.rows(lists);
+        // A row parameter's list was spent on rows; the cases see one value.
+        for (const auto& r : rows)
+            if (r.entry && !r.entry->row_param.empty()) {
+                auto& l = lists.at(r.entry->row_param);
+                l.resize(1);
+            }
         for (const param_values& c : sc.cases(lists))
-            for (const auto& p : sc.policies)
-                if (policy_selected(policy_filter, p.name)) out.push_back(job{&sc, c, p.name});
+            for (const auto& r : rows)
+                if (row_selected(policy_filter, r.name)) {
+                    job j{&sc, c, r};
+                    if (r.row_value) j.params[r.entry->row_param] = *r.row_value;
+                    out.push_back(std::move(j));
+                }
     }
     return out;
 }
 
 /// Run one job and label its result.
 inline run_result execute_one(const job& j) {
-    run_result r = j.sc->run(j.params, j.policy);
+    run_result r = j.sc->run(j.params, j.row);
     r.scenario = j.sc->name;
     r.case_label = j.sc->case_label(j.params);
-    r.policy = j.policy;
+    r.policy = j.row.name;
     r.params.clear();
     for (const auto& spec : j.sc->params)
         if (auto it = j.params.find(spec.name); it != j.params.end())

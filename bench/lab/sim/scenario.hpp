@@ -7,25 +7,24 @@
 #include <vector>
 
 #include "params.hpp"
+#include "registry.hpp"
 #include "result.hpp"
 
 namespace lab::sim {
 
-struct policy_spec {
-    std::string name;
-    std::string help;
-};
-
 struct scenario {
     std::string name;
     std::string summary;
-    std::vector<param_spec> params; ///< common_params() plus the scenario's own
-    std::vector<policy_spec> policies;
+    std::vector<param_spec> params; ///< common_params(), the scenario's own, the policies' knobs
+    /// The rows (policies) to compare for the given parameter lists: registry_rows() for a limit
+    /// scenario, its own list for another kind (virtio-dim's interrupt moderation).
+    std::function<std::vector<policy_row>(const param_lists&)> rows;
     /// A short label of a case's sweep values, e.g. "fq 1q".
     std::function<std::string(const param_values&)> case_label;
-    /// One deterministic run of one case under one policy.
-    std::function<run_result(const param_values&, const std::string& policy)> run;
+    /// One deterministic run of one case under one row's policy.
+    std::function<run_result(const param_values&, const policy_row&)> run;
     /// The cases to run for the given parameter values (default: every sweep combination).
+    /// A row_param's list makes rows, not cases: the cases see its first value.
     std::function<std::vector<param_values>(const param_lists&)> cases;
     /// Markdown lines setting the model's results beside the seed's numbers.
     std::function<std::string(const std::vector<run_result>&)> compare;

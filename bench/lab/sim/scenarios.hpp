@@ -1,6 +1,6 @@
 // The scenario registry: every scenario the lab knows, and the seeds' numbers each is compared
 // against. To add one (virtio-dim, issue "DIM"), write its model in its own header with a
-// params(), policies(), case_label() and a model whose run() returns a run_result, then add an
+// params(), rows(), case_label() and a model whose run() returns a run_result, then add an
 // entry to all_scenarios() below; list, run, the outputs and the tests pick it up from here.
 #pragma once
 
@@ -182,10 +182,10 @@ inline std::vector<scenario> all_scenarios() {
         s.name = "virtio-bql";
         s.summary = "seed 000: 50 bulk flows + TCP_RR over virtio-net, fq_codel or pfifo_fast, "
                     "1/2/4 queues, BQL or not";
-        s.params = virtio::params();
-        s.policies = virtio::policies();
+        s.params = with_policy_params(virtio::params());
+        s.rows = virtio::rows;
         s.case_label = virtio::case_label;
-        s.run = [](const param_values& p, const std::string& pol) {
+        s.run = [](const param_values& p, const policy_row& pol) {
             virtio::model m{p, pol};
             return m.run();
         };
@@ -199,10 +199,10 @@ inline std::vector<scenario> all_scenarios() {
         s.name = "veth-bql";
         s.summary = "seed 001: pktgen flood into veth's 256-entry ring, NAPI consumer slowed by "
                     "iptables rules; completion per item, per poll or every 100 us";
-        s.params = veth::params();
-        s.policies = veth::policies();
+        s.params = with_policy_params(veth::params());
+        s.rows = veth::rows;
         s.case_label = veth::case_label;
-        s.run = [](const param_values& p, const std::string& pol) {
+        s.run = [](const param_values& p, const policy_row& pol) {
             veth::model m{p, pol};
             return m.run();
         };
@@ -217,9 +217,9 @@ inline std::vector<scenario> all_scenarios() {
         s.summary = "seed 002: sockperf TCP throughput into a one-CPU virtio-net guest; rx "
                     "notification coalescing off, static RX EQE profiles 0-4, or net_dim";
         s.params = vdim::params();
-        s.policies = vdim::policies();
+        s.rows = vdim::rows;
         s.case_label = vdim::case_label;
-        s.run = [](const param_values& p, const std::string& pol) {
+        s.run = [](const param_values& p, const policy_row& pol) {
             vdim::model m{p, pol};
             return m.run();
         };

@@ -55,8 +55,9 @@ inline std::vector<param_spec> params() {
          "modelling choice: a ping every 10 ms (ping -i 0.01) gives ~400 samples in 4 s"},
         {"tx-usecs", "100", 0, 1e7, false, false, {}, "us",
          "veth BQL v7 tx-usecs default 100 us (landscape.md [VE8])"},
-        {"fixed-limit", "8", 0, 1e6, true, false, {}, "packets",
-         "veth limit_min=8 proposal, one cache line of pointers (landscape.md [VE5][VE9])"},
+        {"fixed-limit", "8", 0, 1e6, true, true, {}, "packets",
+         "veth limit_min=8 proposal, one cache line of pointers (landscape.md [VE5][VE9]); "
+         "a list gives one row per limit (fixed-8, fixed-64, ...)"},
         {"adversarial", "1", 0, 1, true, false, {}, "bool",
          "modelling choice: add the adversarial case (control half, then cheap bursts)"},
         {"adv-nrules", "1000", 0, 1000000, true, false, {}, "rules",
@@ -72,20 +73,24 @@ inline std::vector<param_spec> params() {
     return p;
 }
 
-inline std::vector<policy_spec> policies() {
+/// veth's completion choices (dql.md section 11): the rows of a per-completion policy.
+inline std::vector<completion_choice> completions() {
     return {
-        {"none", "no limit: only the full ring stops the producer (--bql-disable)"},
-        {"dql-item", "qlimits::dql, completion reported per packet (veth BQL v5)"},
-        {"dql-poll", "qlimits::dql, completion reported once per NAPI poll"},
-        {"dql-time", "qlimits::dql, completions coalesced for tx-usecs or > limit (veth v7)"},
-        {"fixed", "a constant limit of --fixed-limit packets"},
+        {"item", completion_mode::per_item, "completion reported per packet (veth BQL v5)"},
+        {"poll", completion_mode::per_poll, "completion reported once per NAPI poll"},
+        {"time", completion_mode::timed,
+         "completions coalesced for tx-usecs or > limit (veth BQL v7)"},
     };
+}
+
+inline std::vector<policy_row> rows(const param_lists& l) {
+    return registry_rows(completions(), completion_mode::per_item, l);
 }
 
 /// One run's model state. Not copyable: the engine and policy live for the run.
 class model {
 public:
-    model(const param_values& p, const std::string& policy) : p_(p), policy_name_(policy) {
+    model(const param_values& p, const policy_row& row) : p_(p), policy_name_(row.name) {
         auto get = [&](const char* n) { return p.at(n); };
         ring_cap_ = static_cast<std::size_t>(get("ring"));
         budget_ = static_cast<std::uint32_t>(get("budget"));
@@ -106,20 +111,9 @@ public:
         burst_pkts_ = static_cast<std::uint64_t>(get("burst-pkts"));
         burst_period_ns_ = static_cast<ns_t>(get("burst-period-us") * static_cast<double>(ns_per_us));
 
-        dql_params dp;
-        dp.min_limit = static_cast<std::uint32_t>(get("limit-min"));
-        dp.hold_ms = static_cast<std::int64_t>(get("hold-ms"));
+        policy_ = make_policy(row, p);
         const auto window_ns = static_cast<ns_t>(get("tx-usecs") * static_cast<double>(ns_per_us));
-        if (policy == "none") {
-            policy_ = make_unlimited();
-        } else if (policy == "fixed") {
-            policy_ = make_fixed(static_cast<std::uint32_t>(get("fixed-limit")));
-        } else {
-            policy_ = make_dql(dp);
-            if (policy == "dql-poll") coalescer_ = completion_coalescer{completion_mode::per_poll};
-            if (policy == "dql-time")
-                coalescer_ = completion_coalescer{completion_mode::timed, window_ns};
-        }
+        coalescer_ = completion_coalescer{row.completion, window_ns};
         // The levels measure over windows known only now.
         occupancy_ = level{w_};
         policy_level_ = level{w_};

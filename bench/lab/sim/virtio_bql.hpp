@@ -61,17 +61,16 @@ inline std::vector<param_spec> params() {
     return p;
 }
 
-inline std::vector<policy_spec> policies() {
-    return {
-        {"none", "no limit: only the full ring stops the qdisc (no BQL)"},
-        {"dql", "qlimits::dql per TX queue, bytes, one completion per interrupt (BQL)"},
-        {"fixed", "a constant limit of --fixed-limit bytes per queue"},
-    };
+/// One completion mode: the TX interrupt reports everything it reclaimed in one call.
+inline std::vector<policy_row> rows(const param_lists& l) {
+    return registry_rows({{"irq", completion_mode::per_poll,
+                           "bytes, one completion per TX interrupt (BQL)"}},
+                         completion_mode::per_poll, l);
 }
 
 class model {
 public:
-    model(const param_values& p, const std::string& policy) : p_(p), policy_name_(policy) {
+    model(const param_values& p, const policy_row& row) : p_(p), policy_name_(row.name) {
         auto get = [&](const char* n) { return p.at(n); };
         const auto nq = static_cast<std::size_t>(get("queues"));
         kind_ = get("qdisc") == 0 ? qdisc_kind::fq : qdisc_kind::fifo;
@@ -88,17 +87,9 @@ public:
         w_ = window{std::min<ns_t>(static_cast<ns_t>(get("warmup-ms")) * ns_per_ms, end_), end_};
         sample_ns_ = static_cast<ns_t>(get("sample-us")) * ns_per_us;
 
-        dql_params dp;
-        dp.min_limit = static_cast<std::uint32_t>(get("limit-min"));
-        dp.hold_ms = static_cast<std::int64_t>(get("hold-ms"));
         for (std::size_t q = 0; q < nq; ++q) {
             auto t = std::make_unique<txq>(kind_, w_);
-            if (policy == "none")
-                t->pol = make_unlimited();
-            else if (policy == "fixed")
-                t->pol = make_fixed(static_cast<std::uint32_t>(get("fixed-limit")));
-            else
-                t->pol = make_dql(dp);
+            t->pol = make_policy(row, p, true, get("gso-bytes"));
             if (auto l = t->pol->limit()) t->limit.set(0, *l);
             queues_.push_back(std::move(t));
         }

@@ -112,22 +112,30 @@ inline std::vector<param_spec> params() {
     return p;
 }
 
-inline std::vector<policy_spec> policies() {
-    return {
-        {"off", "no coalescing (0 us, 0 frames): virtio-net's default, the seed's 'rx_dim=off'"},
-        {"static-0", "RX EQE profile 0: 1 us / 256 frames"},
-        {"static-1", "RX EQE profile 1: 8 us / 256 frames (the DIM default index)"},
-        {"static-2", "RX EQE profile 2: 64 us / 256 frames"},
-        {"static-3", "RX EQE profile 3: 128 us / 256 frames"},
-        {"static-4", "RX EQE profile 4: 256 us / 256 frames"},
-        {"net-dim", "qlimits::net_dim over the RX EQE table, fed at NAPI completion (virtio-net)"},
+/// Interrupt moderation, not a limit: this scenario's rows are its own, not the registry's.
+inline std::vector<policy_row> rows(const param_lists&) {
+    std::vector<policy_row> out;
+    auto own = [&](const char* name, const char* help) {
+        policy_row r;
+        r.name = name;
+        r.help = help;
+        out.push_back(std::move(r));
     };
+    own("off", "no coalescing (0 us, 0 frames): virtio-net's default, the seed's 'rx_dim=off'");
+    own("static-0", "RX EQE profile 0: 1 us / 256 frames");
+    own("static-1", "RX EQE profile 1: 8 us / 256 frames (the DIM default index)");
+    own("static-2", "RX EQE profile 2: 64 us / 256 frames");
+    own("static-3", "RX EQE profile 3: 128 us / 256 frames");
+    own("static-4", "RX EQE profile 4: 256 us / 256 frames");
+    own("net-dim", "qlimits::net_dim over the RX EQE table, fed at NAPI completion (virtio-net)");
+    return out;
 }
 
 /// One run's model state. Not copyable: the engine and the tuner live for the run.
 class model {
 public:
-    model(const param_values& p, const std::string& policy) : p_(p), policy_name_(policy) {
+    model(const param_values& p, const policy_row& row) : p_(p), policy_name_(row.name) {
+        const std::string& policy = row.name;
         auto get = [&](const char* n) { return p.at(n); };
         msg_bytes_ = static_cast<std::uint64_t>(get("msg-bytes"));
         mss_ = static_cast<std::uint64_t>(get("mss"));

@@ -1,0 +1,56 @@
+// A registry policy (lab::sim::sim_policy) behind the library's limit_policy interface, so the
+// real pipeline's qlimits::channel runs exactly the policies the simulator runs, built by the
+// same registry factories. Every policy, `none` included, pays the same virtual call per
+// operation, so the comparison between them stays like for like.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "qlimits/clock.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "sim/policy.hpp"
+
+namespace lab::pipe {
+
+class erased_policy {
+public:
+    struct config_type {
+        std::shared_ptr<sim::sim_policy> impl; ///< built by a registry entry's factory
+    };
+    using clock_type = qlimits::steady_clock_source; // nanoseconds: the simulator's unit too
+    using time_point = clock_type::time_point;
+    struct stats_type {
+        std::uint32_t limit = 0;
+        std::uint32_t inflight = 0;
+    };
+    // The largest object any lab policy admits (the library's DQL bound).
+    static constexpr std::uint32_t max_object = qlimits::dql_max_object;
+
+    erased_policy(const config_type& cfg, time_point now) noexcept : p_(cfg.impl) {
+        p_->reset(ns(now));
+    }
+    erased_policy(const erased_policy&) = delete;
+    erased_policy& operator=(const erased_policy&) = delete;
+
+    [[nodiscard]] std::int64_t available() const noexcept { return p_->available(); }
+    [[nodiscard]] std::uint32_t limit() const noexcept { return p_->limit().value_or(UINT32_MAX); }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return p_->inflight(); }
+    bool on_queued(std::uint32_t n) noexcept { return p_->queued(n); }
+    bool on_queued(std::uint32_t n, time_point now) noexcept { return p_->queued(n, ns(now)); }
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        return p_->completed(n, ns(now));
+    }
+    void reset(time_point now) noexcept { p_->reset(ns(now)); }
+    [[nodiscard]] stats_type stats() const noexcept { return {limit(), inflight()}; }
+    /// The registry's view of the same policy (has a limit or not).
+    [[nodiscard]] const sim::sim_policy& impl() const noexcept { return *p_; }
+
+private:
+    static sim::ns_t ns(time_point t) noexcept {
+        return static_cast<sim::ns_t>(t.time_since_epoch().count());
+    }
+    std::shared_ptr<sim::sim_policy> p_;
+};
+
+} // namespace lab::pipe
