@@ -6,10 +6,11 @@
 // Model: the peers come from RPC concurrency limiting (Netflix concurrency-limits), where every
 // request reports its round-trip time when it finishes. On a ring, an item's RTT is its sojourn:
 // the time from enqueue to completion. The facade learns sojourns from its own calls, on the
-// completion side alone (channel and tx_gate pass no time with an enqueue): at a completion it
-// marks the cumulative queued count and the time; when the completed count passes the mark
-// (rings are FIFO) the elapsed time is one sojourn sample, fed to the rule with the backlog
-// seen at the mark as its "inflight" (Netflix passes the inflight seen when a request started).
+// completion side alone (channel and tx_gate pass no time with an enqueue), with the library's
+// sojourn_probe (qlimits/limits/sojourn_probe.hpp): at a completion it marks the cumulative
+// queued count and the time; when the completed count passes the mark (rings are FIFO) the
+// elapsed time is one sojourn sample, fed to the rule with the backlog seen at the mark as its
+// "inflight" (Netflix passes the inflight seen when a request started).
 // One sample is in flight at a time, so a rule sees about one sample per sojourn, whether the
 // ring completes per item or per batch. Callers that measure sojourns themselves (or see drops)
 // can feed the rule directly with on_sample().
@@ -35,8 +36,8 @@
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
-#include "qlimits/detail/sojourn_mark.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/sojourn_probe.hpp"
 
 namespace qlimits {
 inline namespace v0 {
@@ -196,7 +197,7 @@ private:
     detail::baseline_counters n_; // producer line (queued, limit) and completion line
     Rule rule_;
     std::uint32_t units_per_item_;
-    detail::sojourn_mark probe_;
+    sojourn_probe probe_;
     std::atomic<std::uint64_t> samples_{0};
     std::atomic<std::uint64_t> last_ns_{0};
 };
