@@ -21,6 +21,7 @@
 
 #include "completion.hpp"
 #include "params.hpp"
+#include "peers.hpp"
 #include "policy.hpp"
 
 namespace lab::sim {
@@ -87,6 +88,7 @@ inline const std::vector<policy_entry>& registry() {
                      false, "fixed-limit", {}, [](const policy_args& a) {
                          return make_fixed(static_cast<std::uint32_t>(a.get("fixed-limit")));
                      }});
+        add_peer_entries<policy_entry, policy_args>(e);
         return e;
     }();
     return entries;
