@@ -18,7 +18,8 @@ constexpr command commands[] = {
      "[--param=value ...] [--policy=a,b] [--json FILE]: two real threads through qlimits::channel"},
     {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
     {"replay", lab::replay_main,
-     "replay POLICY [-v] < trace: state after each directive (POLICY: dql, fixed, unlimited, dim)"},
+     "replay POLICY [-v] < trace: state after each directive (POLICY: dql, fixed, unlimited, dim,\n"
+     "           vegas, gradient2, aimd; the peers tick in us)"},
 };
 
 void usage(std::FILE* to) {

@@ -9,8 +9,11 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "qlimits/limits/aimd_limit.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/gradient2_limit.hpp"
+#include "qlimits/limits/vegas_limit.hpp"
 #include "qlimits/testing/dim_trace.hpp"
 #include "qlimits/testing/trace.hpp"
 
@@ -78,7 +81,17 @@ int replay_main(int argc, char** argv) {
         return replay_limits<qlimits::fixed_limit<tick_clock>>(text, verbose);
     if (std::strcmp(policy, "unlimited") == 0)
         return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose);
-    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited)\n",
+    // The peers time sojourns, so their tick is 1 us (their defaults, Netflix's).
+    using us_clock = qlimits::manual_clock<std::chrono::microseconds>;
+    if (std::strcmp(policy, "vegas") == 0)
+        return replay_limits<qlimits::vegas_limit<us_clock>>(text, verbose);
+    if (std::strcmp(policy, "gradient2") == 0)
+        return replay_limits<qlimits::gradient2_limit<us_clock>>(text, verbose);
+    if (std::strcmp(policy, "aimd") == 0)
+        return replay_limits<qlimits::aimd_limit<us_clock>>(text, verbose);
+    std::fprintf(stderr,
+                 "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited, vegas, "
+                 "gradient2, aimd)\n",
                  policy);
     return exit_usage;
 }
