@@ -141,7 +141,7 @@ TEST_CASE("lab run arguments: accepted forms") {
                          "--svg", "plots", "--policy=none,dql", "--jobs=1", "--qdisc=fifo"},
                         o)
                       .has_value());
-    CHECK(o.scenarios.size() == 3);
+    CHECK(o.scenarios.size() == all_scenarios().size());
     CHECK(o.json_file == "x.json");
     CHECK(o.csv_dir == "d");
     CHECK(o.svg_dir == "plots");
@@ -207,12 +207,20 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
 TEST_CASE("lab --json: one object per run with scenario, policy, params and metrics") {
     static const std::vector<scenario> all = all_scenarios();
     std::vector<const scenario*> scs;
-    for (const auto& s : all) scs.push_back(&s);
-    const auto jobs = plan(scs,
-                           {{{"duration-ms", {200}}, {"warmup-ms", {50}}, {"queues", {1}}},
-                            {{"duration-ms", {200}}, {"warmup-ms", {50}}, {"nrules", {5000}}},
-                            {{"duration-ms", {200}}, {"warmup-ms", {50}}, {"msg-bytes", {1400}}}},
-                           {});
+    std::vector<param_lists> user;
+    // Short runs, one case per scenario.
+    const std::map<std::string, param_lists> own{{"virtio-bql", {{"queues", {1}}}},
+                                                 {"veth-bql", {{"nrules", {5000}}}},
+                                                 {"thread-ring", {{"pattern", {0}}}},
+                                                 {"virtio-dim", {{"msg-bytes", {1400}}}}};
+    for (const auto& s : all) {
+        scs.push_back(&s);
+        param_lists l = own.at(s.name);
+        l["duration-ms"] = {200};
+        l["warmup-ms"] = {50};
+        user.push_back(l);
+    }
+    const auto jobs = plan(scs, user, {});
     const auto results = execute(jobs, 2, {});
     const std::string text = json(results);
     jvalue root;

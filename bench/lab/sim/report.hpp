@@ -34,9 +34,12 @@ inline std::string table(const std::vector<run_result>& rs) {
         {"inflight", "inflight_mean", "%.3g"}, {"infl.p99", "inflight_p99", "%.3g"},
         {"limit", "limit_mean", "%.4g"}, {"lim.final", "limit_final", "%.4g"},
         {"soj.p50us", "sojourn_p50_us", "%.4g"}, {"soj.p99us", "sojourn_p99_us", "%.4g"},
+        {"soj.max", "sojourn_max_us", "%.4g"},  {">thr", "sojourn_over_threshold", "%.3f"},
         {"probe.p99us", "probe_p99_us", "%.4g"}, {"rr_tps", "rr_tps", "%.4g"},
-        {"stops/s", "producer_stops_per_s", "%.3g"}, {"wakeups/s", "consumer_wakeups_per_s", "%.3g"},
-        {"cpu", "cpu_util", "%.2f"},
+        {"stops/s", "producer_stops_per_s", "%.3g"}, {"p.wake/s", "producer_wakeups_per_s", "%.3g"},
+        {"c.wake/s", "consumer_wakeups_per_s", "%.3g"},
+        {"p.cpu/it", "producer_cpu_ns_per_item", "%.4g"},
+        {"c.cpu/it", "consumer_cpu_ns_per_item", "%.4g"}, {"cpu", "cpu_util", "%.2f"},
     };
     constexpr std::size_t ncols = sizeof cols / sizeof cols[0];
     std::vector<std::vector<std::string>> cells;

@@ -16,8 +16,10 @@ inline const std::vector<std::string>& standard_metrics() {
     static const std::vector<std::string> names{
         "throughput_pps",  "throughput_bps", "inflight_mean",       "inflight_p99",
         "limit_mean",      "limit_final",    "sojourn_mean_us",     "sojourn_p50_us",
-        "sojourn_p99_us",  "probe_p99_us",   "rr_tps",              "producer_stops_per_s",
-        "consumer_wakeups_per_s", "cpu_util"};
+        "sojourn_p99_us",  "sojourn_max_us", "sojourn_over_threshold", "probe_p99_us",
+        "rr_tps",          "producer_stops_per_s", "producer_wakeups_per_s",
+        "consumer_wakeups_per_s", "producer_cpu_ns_per_item", "consumer_cpu_ns_per_item",
+        "cpu_util"};
     return names;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scenario.hpp"
+#include "thread_ring.hpp"
 #include "veth_bql.hpp"
 #include "virtio_bql.hpp"
 #include "virtio_dim.hpp"
@@ -209,6 +210,23 @@ inline std::vector<scenario> all_scenarios() {
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return veth::cases(specs, l); };
         s.compare = compare_veth;
+        out.push_back(std::move(s));
+    }
+    {
+        scenario s;
+        s.name = "thread-ring";
+        s.summary = "the simulated twin of 'pipeline': producer thread -> SPSC ring -> consumer "
+                    "thread (batches, work per item), futex sleep/wake with their CPU costs; "
+                    "flood, bursts, paced";
+        s.params = with_policy_params(tring::params());
+        s.rows = tring::rows;
+        s.case_label = tring::case_label;
+        s.run = [](const param_values& p, const policy_row& pol) {
+            tring::model m{p, pol};
+            return m.run();
+        };
+        const auto specs = s.params;
+        s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
         out.push_back(std::move(s));
     }
     {

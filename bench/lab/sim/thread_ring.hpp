@@ -1,0 +1,331 @@
+// Scenario thread-ring: the simulated twin of `qlimits-lab pipeline`. A producer thread makes
+// items (flood, bursts or paced, as the pipeline's patterns) and sends them through
+// qlimits::channel's protocol into an SPSC ring; a consumer thread takes up to `batch` items at
+// a time, reports them to the policy (per item or once per batch, at the moment it takes them,
+// as channel::receive_batch does), wakes a producer that is due, then does `work-ns` of work per
+// item. Either side sleeps on a futex when it cannot go on (producer: over the limit or ring
+// full; consumer: ring empty) and is woken by the other, with the costs of costs.hpp.
+//
+// The defaults describe the development machine as `qlimits-lab calibrate` measured it (a
+// 2-vCPU VM shared with other jobs); run calibrate on yours and pass what it prints, or use
+// `qlimits-lab pipeline --compare-sim`, which does both.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "costs.hpp"
+#include "engine.hpp"
+#include "params.hpp"
+#include "policy.hpp"
+#include "registry.hpp"
+#include "result.hpp"
+#include "rng.hpp"
+#include "scenario.hpp"
+#include "stats.hpp"
+
+namespace lab::sim::tring {
+
+inline std::vector<param_spec> params() {
+    std::vector<param_spec> p = common_params();
+    const std::vector<param_spec> own{
+        {"pattern", "flood,bursts,paced", 0, 2, true, true, {"flood", "bursts", "paced"}, "",
+         "the pipeline's three patterns: flood like pktgen (seed 001), bursts, paced"},
+        {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (dql.md 11)"},
+        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (dql.md 11), as pipeline"},
+        {"item-bytes", "64", 8, 65536, true, false, {}, "bytes",
+         "as pipeline: one cache line of payload per item"},
+        {"work-ns", "500", 0, 1e7, false, false, {}, "ns",
+         "as pipeline: seed 001's ~442 ns per packet at nrules 0, rounded"},
+        {"burst", "64", 1, 1e6, true, false, {}, "items", "as pipeline (bursts): one poll's worth"},
+        {"burst-gap-us", "100", 0, 1e7, false, false, {}, "us",
+         "as pipeline (bursts): veth tx-usecs 100 us (landscape.md [VE8])"},
+        {"rate", "1000000", 1, 1e9, false, false, {}, "items/s",
+         "as pipeline (paced): 1 M items/s"},
+        {"timer-slack-us", "50", 0, 1e6, false, false, {}, "us",
+         "Linux default timer slack of a normal thread, 50 us (prctl(2) PR_SET_TIMERSLACK): a "
+         "burst gap's sleep ends up to this late"},
+        {"producer-ns", "60", 1, 1e9, false, false, {}, "ns",
+         "calibrate on the development machine: producer's cost per item (fill, stamp, send)"},
+        {"consumer-item-ns", "40", 0, 1e9, false, false, {}, "ns",
+         "calibrate on the development machine: consumer's cost per item besides work-ns"},
+        {"work-scale", "1", 0.1, 10, false, false, {}, "x",
+         "calibrate: busy loop's real duration / requested (1 = exact)"},
+        {"wake-ns", "5000", 0, 1e9, false, false, {}, "ns",
+         "calibrate on the development machine: futex wake to the woken thread running"},
+        {"wake-call-ns", "2000", 0, 1e9, false, false, {}, "ns",
+         "calibrate on the development machine: CPU of a futex wake with a waiter (waker pays)"},
+        {"sleep-call-ns", "3000", 0, 1e9, false, false, {}, "ns",
+         "calibrate on the development machine: CPU of going to sleep and back (sleeper pays)"},
+        {"cache-bytes", "1048576", 0, 1e12, false, false, {}, "bytes",
+         "1 MiB: L2 per core of common servers (Intel Xeon Skylake-SP to Sapphire Rapids: 1-2 "
+         "MiB; AMD Zen 2-4: 0.5-1 MiB)"},
+        {"miss-ns", "90", 0, 1e6, false, false, {}, "ns",
+         "~90 ns: idle DRAM load latency of such servers (Intel MLC, vendor figures 80-100 ns)"},
+        {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
+         "modelling choice, as veth-bql: +-10% uniform spread of every cost"},
+        {"sojourn-threshold-us", "100", 0, 1e9, false, false, {}, "us",
+         "modelling choice: 100 us, veth's tx-usecs (landscape.md [VE8]) as a sojourn budget"},
+        {"fixed-limit", "8", 0, 1e6, true, true, {}, "items",
+         "veth limit_min=8 proposal (landscape.md [VE5][VE9]); a list gives one row per limit"},
+    };
+    p.insert(p.end(), own.begin(), own.end());
+    return p;
+}
+
+/// The pipeline's completion modes (channel::receive_batch): per item or once per batch.
+inline std::vector<completion_choice> completions() {
+    return {{"item", completion_mode::per_item, "completion per item (veth BQL v5)"},
+            {"batch", completion_mode::per_poll, "completion once per consumer batch (dql.md 11)"}};
+}
+
+inline std::vector<policy_row> rows(const param_lists& l) {
+    return registry_rows(completions(), completion_mode::per_poll, l);
+}
+
+class model {
+public:
+    model(const param_values& p, const policy_row& row) : p_(p), name_(row.name) {
+        auto get = [&](const char* n) { return p.at(n); };
+        pattern_ = static_cast<int>(get("pattern"));
+        ring_cap_ = static_cast<std::size_t>(get("ring"));
+        batch_ = static_cast<std::size_t>(get("batch"));
+        item_bytes_ = get("item-bytes");
+        work_ns_ = get("work-ns") * get("work-scale");
+        burst_ = static_cast<std::uint64_t>(get("burst"));
+        burst_gap_ns_ = get("burst-gap-us") * 1000.0;
+        slack_ns_ = get("timer-slack-us") * 1000.0;
+        gap_ns_ = 1e9 / get("rate");
+        producer_ns_ = get("producer-ns");
+        consumer_item_ns_ = get("consumer-item-ns");
+        wake_ns_ = get("wake-ns");
+        wake_call_ns_ = get("wake-call-ns");
+        sleep_call_ns_ = get("sleep-call-ns");
+        cache_bytes_ = get("cache-bytes");
+        miss_ns_ = get("miss-ns");
+        jitter_ = get("jitter");
+        end_ = static_cast<ns_t>(get("duration-ms")) * ns_per_ms;
+        w_ = window{std::min<ns_t>(static_cast<ns_t>(get("warmup-ms")) * ns_per_ms, end_), end_};
+        sample_ns_ = static_cast<ns_t>(get("sample-us")) * ns_per_us;
+        per_item_ = row.completion == completion_mode::per_item;
+        policy_ = make_policy(row, p);
+        occupancy_ = level{w_};
+        limit_ = level{w_};
+        prod_ = side_books{w_};
+        cons_ = side_books{w_};
+        sojourn_ = sojourn_books{w_, static_cast<ns_t>(get("sojourn-threshold-us") * 1000.0)};
+        if (auto l = policy_->limit()) limit_.set(0, *l);
+    }
+
+    run_result run() {
+        eng_.at(0, k_sample);
+        next_item();
+        consumer_take(); // the consumer's first receive finds the ring empty and sleeps
+        event e;
+        while (eng_.next(e, end_)) dispatch(e);
+        return finish();
+    }
+
+private:
+    enum kind : std::uint32_t { k_next, k_produced, k_producer_wake, k_consumer_wake, k_taken, k_sample };
+    enum class producer_state : std::uint8_t { running, stopped, waiting_room, woken };
+
+    void dispatch(const event& e) {
+        switch (e.kind) {
+        case k_next: next_item(); break;
+        case k_produced: produced(); break;
+        case k_producer_wake: producer_woken(); break;
+        case k_consumer_wake: consumer_take(); break;
+        case k_taken: consumer_take(); break;
+        case k_sample: take_sample(); break;
+        default: break;
+        }
+    }
+    [[nodiscard]] ns_t now() const noexcept { return eng_.now(); }
+    ns_t cost(double ns) { return jittered(rng_, ns, jitter_); }
+
+    // ---- producer ------------------------------------------------------------------------
+
+    /// The pipeline's producer loop: wait as the pattern says, then make one item.
+    void next_item() {
+        if (pattern_ == 1 && seq_ > 0 && seq_ % burst_ == 0 && gapped_ != seq_) {
+            gapped_ = seq_; // sleep_for(burst-gap): idle, ends late by up to the timer slack
+            eng_.after(static_cast<ns_t>(burst_gap_ns_) + cost(slack_ns_), k_next);
+            return;
+        }
+        ns_t start = now();
+        if (pattern_ == 2) {
+            due_ += gap_ns_; // the pipeline spins until the item is due: CPU, not sleep
+            if (due_ > static_cast<double>(start)) {
+                const auto spin = static_cast<ns_t>(due_ - static_cast<double>(start));
+                prod_.busy(start, spin);
+                start += spin;
+            }
+        }
+        const ns_t c = cost(producer_ns_);
+        prod_.busy(start, c);
+        eng_.at(start + c, k_produced);
+    }
+
+    void produced() {
+        if (!holding_) {
+            holding_ = true;
+            ready_ = now();
+            ++made_;
+        }
+        try_send();
+    }
+
+    /// channel::send: admit (the policy), push (the ring), count, ring the consumer's doorbell.
+    void try_send() {
+        if (policy_->over_limit() || ring_.size() >= ring_cap_) {
+            const bool limit = policy_->over_limit();
+            if (limit && w_.contains(now())) ++stops_;
+            state_ = limit ? producer_state::stopped : producer_state::waiting_room;
+            prod_.sleep(now());
+            prod_.busy(now(), cost(sleep_call_ns_));
+            return;
+        }
+        state_ = producer_state::running;
+        if (w_.contains(now())) send_wait_.add(now() - ready_);
+        ring_.push_back(now());
+        holding_ = false;
+        ++seq_;
+        policy_->queued(1, now());
+        occupancy_.set(now(), ring_.size());
+        ns_t spent = 0;
+        if (consumer_asleep_) {
+            consumer_asleep_ = false;
+            cons_.wake(now());
+            spent = cost(wake_call_ns_);
+            prod_.busy(now(), spent);
+            eng_.after(cost(wake_ns_), k_consumer_wake);
+        }
+        eng_.after(spent, k_next);
+    }
+
+    void producer_woken() {
+        state_ = producer_state::running;
+        try_send();
+    }
+
+    // ---- consumer ------------------------------------------------------------------------
+
+    /// channel::receive_batch: take what is there (up to batch), complete it, wake the
+    /// producer if due, then do the work; or sleep on an empty ring.
+    void consumer_take() {
+        if (ring_.empty()) {
+            consumer_asleep_ = true;
+            cons_.sleep(now());
+            cons_.busy(now(), cost(sleep_call_ns_));
+            return;
+        }
+        const std::size_t n = std::min(batch_, ring_.size());
+        const double held = static_cast<double>(ring_.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            sojourn_.add(now(), now() - ring_.front());
+            ring_.pop_front();
+            ++taken_;
+            if (w_.contains(now())) ++departures_;
+            if (per_item_) complete(1);
+        }
+        if (!per_item_) complete(static_cast<std::uint32_t>(n));
+        occupancy_.set(now(), ring_.size());
+        ns_t t = 0;
+        if (producer_due()) {
+            state_ = producer_state::woken;
+            prod_.wake(now());
+            t = cost(wake_call_ns_);
+            eng_.after(cost(wake_ns_), k_producer_wake);
+        }
+        const double miss = cache_miss_ns(held, item_bytes_, cache_bytes_, miss_ns_);
+        for (std::size_t i = 0; i < n; ++i) t += cost(work_ns_ + consumer_item_ns_ + miss);
+        cons_.busy(now(), t);
+        eng_.after(t, k_taken);
+    }
+
+    [[nodiscard]] bool producer_due() const {
+        if (state_ == producer_state::waiting_room) return true;
+        return state_ == producer_state::stopped && !policy_->over_limit();
+    }
+
+    void complete(std::uint32_t n) {
+        policy_->completed(n, now());
+        completed_ += n;
+        if (auto l = policy_->limit()) limit_.set(now(), *l);
+    }
+
+    void take_sample() {
+        sample s;
+        s.t_ms = static_cast<double>(now()) / static_cast<double>(ns_per_ms);
+        if (auto l = policy_->limit()) s.limit = *l;
+        s.inflight = static_cast<double>(ring_.size());
+        s.policy_inflight = static_cast<double>(policy_->inflight());
+        series_.push_back(s);
+        eng_.after(sample_ns_, k_sample);
+    }
+
+    run_result finish() {
+        occupancy_.finish(end_);
+        limit_.finish(end_);
+        run_result r = blank_result();
+        r.policy = name_;
+        r.series = std::move(series_);
+        r.events = eng_.processed();
+        const double secs = w_.seconds();
+        const double pps = static_cast<double>(departures_) / secs;
+        r.set("throughput_pps", pps);
+        r.set("throughput_bps", pps * item_bytes_ * 8.0);
+        r.set("inflight_mean", occupancy_.mean());
+        r.set("inflight_p99", occupancy_.quantile(0.99));
+        if (auto l = policy_->limit()) {
+            r.set("limit_mean", limit_.mean());
+            r.set("limit_final", *l);
+        }
+        report_costs(r, prod_, cons_, departures_, sojourn_);
+        r.set("producer_stops_per_s", static_cast<double>(stops_) / secs);
+        r.set("cpu_util", static_cast<double>(cons_.cpu_ns) / static_cast<double>(w_.end - w_.begin));
+        r.set("send_wait_mean_us", send_wait_.mean() / 1000.0);
+        r.set("send_wait_p99_us", send_wait_.quantile(0.99) / 1000.0);
+        check_conservation(r, "items", made_, taken_, ring_.size() + (holding_ ? 1U : 0U));
+        check_conservation(r, "policy units", seq_, completed_, ring_.size());
+        if (policy_->inflight() != static_cast<std::uint32_t>(seq_ - completed_))
+            r.failures.emplace_back("policy inflight disagrees with sent - completed");
+        check_little(r, occupancy_.mean(), pps, sojourn_.h.mean() / static_cast<double>(ns_per_s));
+        return r;
+    }
+
+    param_values p_;
+    std::string name_;
+    engine eng_;
+    rng rng_{static_cast<std::uint64_t>(p_.at("seed"))};
+    std::unique_ptr<sim_policy> policy_;
+    std::deque<ns_t> ring_; ///< each item's ring-entry time
+    int pattern_ = 0;
+    std::size_t ring_cap_ = 256, batch_ = 64;
+    double item_bytes_ = 64, work_ns_ = 0, burst_gap_ns_ = 0, slack_ns_ = 0, gap_ns_ = 0;
+    double producer_ns_ = 0, consumer_item_ns_ = 0, wake_ns_ = 0, wake_call_ns_ = 0;
+    double sleep_call_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
+    std::uint64_t burst_ = 64, gapped_ = 0;
+    ns_t end_ = 0, sample_ns_ = 0, ready_ = 0;
+    window w_;
+    bool per_item_ = false, holding_ = false, consumer_asleep_ = false;
+    producer_state state_ = producer_state::running;
+
+    std::uint64_t made_ = 0, seq_ = 0, taken_ = 0, completed_ = 0, departures_ = 0, stops_ = 0;
+    level occupancy_{w_}, limit_{w_};
+    side_books prod_{w_}, cons_{w_};
+    sojourn_books sojourn_{w_};
+    histogram send_wait_;
+    std::vector<sample> series_;
+};
+
+inline std::string case_label(const param_values& p) {
+    static const char* const names[] = {"flood", "bursts", "paced"};
+    return names[static_cast<std::size_t>(p.at("pattern"))];
+}
+
+} // namespace lab::sim::tring

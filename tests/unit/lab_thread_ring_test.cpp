@@ -1,0 +1,69 @@
+// The thread-ring scenario (the pipeline's simulated twin): honest books for every pattern and
+// policy, the costs charged to the side that pays them, and the per-item completion's known
+// effect on DQL. Short runs: these also run under ASan+UBSan in Debug.
+#include <doctest/doctest.h>
+
+#include "lab_test_support.hpp"
+
+using lab_test::metric;
+
+namespace {
+lab::sim::param_lists shortrun() {
+    return {{"duration-ms", {60}}, {"warmup-ms", {10}}};
+}
+} // namespace
+
+TEST_CASE("lab thread-ring: every pattern and policy conserves items and obeys Little's law") {
+    auto user = shortrun();
+    user["fixed-limit"] = {8, 64};
+    const auto rs = lab_test::run("thread-ring", user, {}); // run() fails on any broken check
+    CHECK(rs.size() == 3 * 5);
+    for (const auto& r : rs) {
+        INFO(r.case_label << " " << r.policy);
+        CHECK(r.get("throughput_pps").value_or(0) > 0);
+        CHECK(r.get("producer_cpu_ns_per_item").has_value());
+        CHECK(r.get("consumer_cpu_ns_per_item").has_value());
+        CHECK(r.get("sojourn_max_us").value_or(-1) >= r.get("sojourn_p99_us").value_or(0));
+    }
+}
+
+TEST_CASE("lab thread-ring: per-item completion pins dql at 2 and pays in wake-ups") {
+    auto user = shortrun();
+    user["pattern"] = {0};
+    const auto rs = lab_test::run("thread-ring", user, {"none", "dql"});
+    CHECK(metric(rs, "flood", "dql-item", "limit_final") == 2);
+    // Every stop is a producer sleep the consumer pays to end (none sleeps only on a full ring,
+    // once per batch): more wake-ups, more CPU per item.
+    CHECK(metric(rs, "flood", "dql-item", "producer_wakeups_per_s") >
+          2 * metric(rs, "flood", "none", "producer_wakeups_per_s"));
+    CHECK(metric(rs, "flood", "dql-item", "consumer_cpu_ns_per_item") >
+          metric(rs, "flood", "none", "consumer_cpu_ns_per_item"));
+    CHECK(metric(rs, "flood", "dql-item", "throughput_pps") <
+          metric(rs, "flood", "none", "throughput_pps"));
+}
+
+TEST_CASE("lab thread-ring: wake-up costs are charged to the side that pays them") {
+    auto user = shortrun();
+    user["pattern"] = {0};
+    user["wake-call-ns"] = {0};
+    user["sleep-call-ns"] = {0};
+    const auto free_wakes = lab_test::run("thread-ring", user, {"dql-item"});
+    user["wake-call-ns"] = {4000};
+    const auto costly = lab_test::run("thread-ring", user, {"dql-item"});
+    // The consumer wakes the stopped producer: its CPU per item grows by about the call's cost
+    // times wake-ups per item.
+    const double before = metric(free_wakes, "flood", "dql-item", "consumer_cpu_ns_per_item");
+    const double after = metric(costly, "flood", "dql-item", "consumer_cpu_ns_per_item");
+    CHECK(after > before + 1000);
+}
+
+TEST_CASE("lab thread-ring: a ring footprint over the cache budget costs the consumer") {
+    auto user = shortrun();
+    user["pattern"] = {0};
+    user["item-bytes"] = {65536}; // 256 x 64 KiB = 16 MiB held, over a 1 MiB cache
+    const auto big = lab_test::run("thread-ring", user, {"none"});
+    user["item-bytes"] = {64};
+    const auto small = lab_test::run("thread-ring", user, {"none"});
+    CHECK(metric(big, "flood", "none", "consumer_cpu_ns_per_item") >
+          metric(small, "flood", "none", "consumer_cpu_ns_per_item") + 50);
+}
