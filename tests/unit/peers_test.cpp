@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstdint>
 
+#include "../../examples/rings/spsc_ring.hpp"
 #include "contract_probe.hpp"
+#include "qlimits/adapters/channel.hpp"
+#include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/limits/aimd_limit.hpp"
 #include "qlimits/limits/gradient2_limit.hpp"
 #include "qlimits/limits/vegas_limit.hpp"
@@ -18,6 +21,13 @@ using tp = clock_ns::time_point;
 constexpr tp at(std::chrono::nanoseconds d) {
     return tp{d};
 }
+
+struct stop_flag_ring {
+    bool xoff = false;
+    [[nodiscard]] bool stopped() const noexcept { return xoff; }
+    void stop() noexcept { xoff = true; }
+    void wake() noexcept { xoff = false; }
+};
 } // namespace
 
 // ---- AIMD ---------------------------------------------------------------------------------
@@ -301,4 +311,38 @@ TEST_CASE("vegas: smoothing that rounds just below min_limit still reads min_lim
         {.initial_limit = 0, .min_limit = 10, .smoothing = 0.05 + 0.95 * 3 / 99.0});
     CHECK(r.on_sample(0ns, 0, false) == 10);
     CHECK(r.on_sample(0ns, 0, true) == 10);
+}
+
+TEST_CASE("peer_policy: tx_gate drives a peer unchanged; two sojourn samples grow Vegas by beta") {
+    stop_flag_ring ring;
+    qlimits::tx_gate<qlimits::vegas_limit<clock_ns>, stop_flag_ring> gate({}, tp{});
+    std::int64_t t = 0;
+    for (int round = 0; round < 2; ++round) {
+        for (int i = 0; i < 21; ++i)
+            gate.sent(ring, 1);
+        CHECK(ring.stopped()); // 21 items in flight, limit 20
+        gate.completed(ring, 1, at(std::chrono::microseconds{t += 10}));  // marks a backlog of 20
+        gate.completed(ring, 20, at(std::chrono::microseconds{t += 10})); // a 10 us sample
+        CHECK_FALSE(ring.stopped());
+    }
+    // Sample 1 set the no-load RTT; sample 2 (no queue, 20 of 20 in use) added beta = 6.
+    CHECK(gate.policy().stats().samples == 2);
+    CHECK(gate.policy().limit() == 26);
+}
+
+TEST_CASE("peer_policy: channel drives a peer unchanged") {
+    rings::spsc_ring<int, 64> ring;
+    qlimits::channel<rings::spsc_ring<int, 64>, qlimits::aimd_limit<>> ch(
+        ring, {}, qlimits::consumer_wait::spin);
+    int sent = 0;
+    while (sent < 64 && ch.try_send(int{sent}) == qlimits::send_status::ok)
+        ++sent;
+    CHECK(sent == 21); // limit 20 items: inflight reaches the limit plus the last item
+    int out = -1;
+    int got = 0;
+    while (ch.try_receive(out))
+        CHECK(out == got++);
+    CHECK(got == sent);
+    CHECK(ch.policy().inflight() == 0);
+    CHECK(ch.try_send(int{0}) == qlimits::send_status::ok); // woken by the completions
 }
