@@ -132,3 +132,12 @@ TEST_CASE("drain meter: slow rates stay nonzero, no rate before a window, satura
     CHECK(m.add(5, 5));
     CHECK(m.rate_fp() == (std::uint64_t{1} << 32));
 }
+
+TEST_CASE("sojourn probe: elapsed and drained while armed tell an over-budget sample early") {
+    qlimits::sojourn_probe p;
+    CHECK(p.arm(100, 40, 1000));
+    CHECK(p.elapsed(1500) == 500);
+    CHECK(p.elapsed(900) == 0); // clock went backwards
+    CHECK(p.drained(55) == 15);
+    CHECK_FALSE(p.on_completed(55, 1500));
+}

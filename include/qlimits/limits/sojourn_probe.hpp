@@ -76,6 +76,16 @@ public:
     void disarm() noexcept { armed_ = false; }
 
     [[nodiscard]] bool armed() const noexcept { return armed_; }
+    /// While armed: ticks since arm() at `now` (0 if the clock went backwards). A value above a
+    /// budget already tells that the sample will exceed it, before the backlog has drained.
+    [[nodiscard]] std::uint64_t elapsed(std::uint64_t now) const noexcept {
+        const std::uint64_t dt = now - start_;
+        return static_cast<std::int64_t>(dt) < 0 ? 0 : dt;
+    }
+    /// While armed: units completed since arm(), given the cumulative completed count now.
+    [[nodiscard]] std::uint32_t drained(std::uint32_t completed) const noexcept {
+        return completed - start_completed_;
+    }
     /// The last finished sample (all zero before the first).
     [[nodiscard]] const sojourn_sample& last() const noexcept { return last_; }
     /// Samples finished so far.
