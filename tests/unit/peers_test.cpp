@@ -346,3 +346,14 @@ TEST_CASE("peer_policy: channel drives a peer unchanged") {
     CHECK(ch.policy().inflight() == 0);
     CHECK(ch.try_send(int{0}) == qlimits::send_status::ok); // woken by the completions
 }
+
+TEST_CASE("peer_policy: a sojourn of centuries saturates instead of overflowing") {
+    using clock_s = qlimits::manual_clock<std::chrono::seconds>;
+    qlimits::aimd_limit<clock_s> p({.initial_limit = 100, .min_limit = 1, .max_limit = 200},
+                                   clock_s::time_point{});
+    REQUIRE(p.on_queued(2));
+    CHECK(p.on_completed(1, clock_s::time_point{}));
+    CHECK(p.on_completed(1, clock_s::time_point{std::chrono::seconds{1LL << 60}}));
+    CHECK(p.stats().last_sojourn_ns == static_cast<std::uint64_t>(INT64_MAX));
+    CHECK(p.limit() == 90); // far over the timeout: a backoff
+}

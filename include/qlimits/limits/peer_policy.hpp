@@ -32,6 +32,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
+#include <ratio>
 
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
@@ -122,11 +124,10 @@ public:
         const std::uint32_t done = n_.c.completed.load(std::memory_order_relaxed);
         if (probe_.on_completed(done, t)) {
             const auto& s = probe_.last();
-            feed(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                     duration{static_cast<typename duration::rep>(s.sojourn)}),
-                 items(s.backlog), false);
+            feed(to_ns(s.sojourn), items(s.backlog), false);
         }
-        // One read of the producer's line per measurement, not per completion.
+        // The producer's line is read only to arm a measurement: once per sample while the ring
+        // stays busy.
         if (!probe_.armed())
             probe_.arm(n_.p.queued.load(std::memory_order_relaxed), done, t);
         return true;
@@ -180,6 +181,16 @@ private:
         return defaults;
     }
 
+    // Ticks to nanoseconds, saturating (a clock that jumped by centuries must not overflow).
+    static std::chrono::nanoseconds to_ns(std::uint64_t ticks) noexcept {
+        using per_tick = std::ratio_divide<typename duration::period, std::nano>;
+        constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        constexpr auto num = static_cast<std::uint64_t>(per_tick::num);
+        constexpr auto den = static_cast<std::uint64_t>(per_tick::den);
+        const std::uint64_t whole = ticks / den; // sub-nanosecond ticks round down
+        const std::uint64_t ns = whole > most / num ? most : whole * num;
+        return std::chrono::nanoseconds{static_cast<std::int64_t>(ns)};
+    }
     [[nodiscard]] std::uint32_t items(std::uint32_t units) const noexcept {
         return units / units_per_item_ + (units % units_per_item_ != 0 ? 1U : 0U);
     }
