@@ -12,6 +12,8 @@ int demo_main(int argc, char** argv);   // replay the bundled example trace thro
 int list_main(int argc, char** argv);   // list scenarios, policies and parameters
 int run_main(int argc, char** argv);    // run SCENARIO|all through the simulator
 int pipeline_main(int argc, char** argv); // two real threads through qlimits::channel
+int calibrate_main(int argc, char** argv); // measure this machine for thread-ring
+int sweep_main(int argc, char** argv);     // one parameter over a range: a line per value
 } // namespace lab
 
 /// The bundled example trace (bench/lab/traces/example.trace), embedded at build time.

@@ -14,8 +14,13 @@ constexpr command commands[] = {
     {"list", lab::list_main, "list the scenarios, their policies and every parameter with its source"},
     {"run", lab::run_main,
      "run SCENARIO|all [--param=value ...] [--policy=a,b] [--json FILE] [--csv DIR] [--svg DIR]"},
+    {"sweep", lab::sweep_main,
+     "SCENARIO --PARAM=a..b[:n] | --PARAM=a,b,c [...]: each policy across one parameter "
+     "(a line per value, an SVG curve)"},
     {"pipeline", lab::pipeline_main,
-     "[--param=value ...] [--policy=a,b] [--json FILE]: two real threads through qlimits::channel"},
+     "[--param=value ...] [--policy=a,b] [--json FILE] [--compare-sim]: two real threads "
+     "through qlimits::channel (--help)"},
+    {"calibrate", lab::calibrate_main, "measure this machine; print thread-ring's parameters"},
     {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
     {"replay", lab::replay_main,
      "replay POLICY [-v] < trace: state after each directive (POLICY: dql, fixed, unlimited, dim,\n"

@@ -1,244 +1,193 @@
-// qlimits-lab pipeline: not a model. Two real threads move items through qlimits::channel over a
-// real SPSC ring, with real wake-ups (futex through std::atomic wait/notify) and a real per-item
-// cost (a calibrated busy loop). Every invocation runs the chosen policies one after the other
-// with the same settings and prints each against no limit, because absolute numbers depend on
-// the machine and on whatever else it is running.
-#include <sys/resource.h>
+// qlimits-lab pipeline: not a model. Two real threads move items through qlimits::channel over
+// a real SPSC ring, with real wake-ups (futex through std::atomic wait/notify) and a real
+// per-item cost (a calibrated busy loop); pipe/real_run.hpp says what is measured and how it
+// is checked. Every policy runs --repeat times, in an order shuffled by --seed each round, each
+// against `none` of the same round; the table shows medians and the spread of the ratio.
+// --compare-sim measures this machine (calibrate) and runs the thread-ring scenario, the
+// pipeline's simulated twin, beside it with the measured parameters.
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cstddef>
-#include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <span>
+#include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "commands.hpp"
 #include "pipe/busy_work.hpp"
-#include "pipe/spsc_ring.hpp"
-#include "qlimits/adapters/channel.hpp"
-#include "pipe/erased_policy.hpp"
+#include "pipe/calibrate.hpp"
+#include "pipe/real_run.hpp"
+#include "sim/cli.hpp"
 #include "sim/params.hpp"
 #include "sim/registry.hpp"
 #include "sim/report.hpp"
-#include "sim/result.hpp"
-#include "sim/stats.hpp"
+#include "sim/rng.hpp"
+#include "sim/thread_ring.hpp"
 
 namespace lab {
 namespace {
 
-using steady = std::chrono::steady_clock;
-
-std::uint64_t now_ns() {
-    return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now().time_since_epoch())
-            .count());
-}
-
 std::vector<sim::param_spec> pipeline_params() {
-    return {
-        {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (dql.md 11)"},
-        {"item-bytes", "64", 8, 65536, true, false, {}, "bytes",
-         "modelling choice: one cache line of payload written by the producer, read by the consumer"},
-        {"work-ns", "500", 0, 1e7, false, false, {}, "ns",
-         "seed 001: ~442 ns per packet at nrules 0, rounded"},
-        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (dql.md 11)"},
-        {"pattern", "flood", 0, 2, true, false, {"flood", "bursts", "paced"}, "",
-         "modelling choice: flood like pktgen (seed 001)"},
-        {"burst", "64", 1, 1e6, true, false, {}, "items", "modelling choice (bursts): one poll's worth"},
-        {"burst-gap-us", "100", 0, 1e7, false, false, {}, "us",
-         "modelling choice (bursts): veth tx-usecs 100 us (landscape.md [VE8])"},
-        {"rate", "1000000", 1, 1e9, false, false, {}, "items/s",
-         "modelling choice (paced): 1 M items/s, below the default consumer's ~2 M/s"},
+    std::vector<sim::param_spec> p{
+        {"seed", "1", 0, 1e18, true, false, {}, "",
+         "modelling choice: shuffles the order of the runs in each round"},
         {"duration-ms", "1000", 10, 600000, true, false, {}, "ms",
-         "modelling choice: 1 s per policy"},
-        {"fixed-limit", "8", 0, 1e6, true, true, {}, "items",
-         "veth limit_min=8 proposal (landscape.md [VE5][VE9]); a list gives one row per limit"},
-        {"hold-ms", "1000", 0, 65535, true, false, {}, "ms",
-         "Linux default: dql_init(HZ), 1 s (dql.md 5)"},
-        {"limit-min", "0", 0, 1879048192, true, false, {}, "items",
-         "Linux default: dql_init sets limit_min 0 (dql.md section 5)"},
+         "modelling choice: 1 s measured per run"},
+        {"warmup-ms", "200", 0, 600000, true, false, {}, "ms",
+         "modelling choice: 200 ms discarded first (threads placed, caches and DQL's limit warm)"},
+        {"repeat", "3", 1, 1000, true, false, {}, "rounds",
+         "modelling choice: 3 rounds, the median and the spread of each figure"},
     };
+    for (auto s : sim::tring::workload_params()) {
+        if (s.name == "pattern") {
+            s.def = "flood";
+            s.source = "flood like pktgen (seed 001); a list runs each pattern";
+        }
+        p.push_back(s);
+    }
+    return sim::with_policy_params(p);
 }
 
 /// The pipeline's completion modes: the channel reports per item or once per receive_batch.
-std::vector<sim::completion_choice> pipeline_completions() {
-    return {{"item", sim::completion_mode::per_item, "completion per item (veth BQL v5)"},
-            {"batch", sim::completion_mode::per_poll,
-             "completion once per consumer batch (dql.md 11)"}};
+const std::vector<sim::completion_choice>& pipeline_completions() {
+    static const std::vector<sim::completion_choice> c = sim::tring::completions();
+    return c;
 }
 
-struct item {
-    std::uint64_t stamp_ns = 0;
-    std::uint64_t seq = 0;
-};
+const char* const usage_text =
+    "usage: qlimits-lab pipeline [--name=value ...] [--policy=a,b] [--json FILE] [--compare-sim]\n"
+    "  Two real threads through qlimits::channel, every registry policy (or --policy) against\n"
+    "  none, --repeat rounds in an order shuffled by --seed; medians and spreads.\n"
+    "  --compare-sim  also measure this machine (as 'qlimits-lab calibrate') and run the\n"
+    "                 thread-ring simulation with those parameters beside the real runs\n"
+    "  --list         the parameters, their defaults and sources\n"
+    "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments.\n";
 
-struct settings {
-    std::size_t ring = 256, item_bytes = 64, batch = 64, burst = 64;
-    double work_ns = 500, burst_gap_us = 100, rate = 1e6;
-    int pattern = 0;
-    std::uint64_t duration_ms = 1000;
-};
-
-struct thread_usage {
-    long voluntary = 0, involuntary = 0;
-    static thread_usage now() {
-        rusage ru{};
-        getrusage(RUSAGE_THREAD, &ru);
-        return {ru.ru_nvcsw, ru.ru_nivcsw};
-    }
-    thread_usage operator-(const thread_usage& o) const {
-        return {voluntary - o.voluntary, involuntary - o.involuntary};
-    }
-};
-
-struct outcome {
-    std::string policy;
-    std::uint64_t items = 0;
-    double seconds = 0;
-    sim::histogram sojourn, inflight;
-    std::uint64_t stops = 0, producer_wakeups = 0, consumer_wakeups = 0, consumer_sleeps = 0;
-    std::uint32_t limit_final = 0;
-    bool has_limit = true;
-    thread_usage prod, cons;
-    std::uint64_t checksum = 0;
-};
-
-outcome run_one(const settings& s, const sim::policy_row& row, const sim::param_values& values,
-                const pipe::busy_work& work) {
-    pipe::spsc_ring<item> ring{s.ring};
-    const pipe::erased_policy::config_type cfg{sim::make_policy(row, values)};
-    const bool has_limit = cfg.impl->limit().has_value();
-    const std::string& name = row.name;
-    const qlimits::completion mode = row.completion == sim::completion_mode::per_item
-                                         ? qlimits::completion::per_item
-                                         : qlimits::completion::per_batch;
-    qlimits::channel<pipe::spsc_ring<item>, pipe::erased_policy> ch{ring, cfg};
-    // Payload lives beside the ring: slot seq % (ring + 2) cannot be rewritten while the
-    // consumer may still read it (at most ring items queued plus one being processed).
-    const std::size_t pool_slots = s.ring + 2;
-    std::vector<unsigned char> pool(pool_slots * s.item_bytes);
-    outcome out;
-    out.policy = name;
-    out.has_limit = has_limit;
-
-    std::atomic<bool> go{false};
-    std::thread producer([&] {
-        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-        const thread_usage u0 = thread_usage::now();
-        const std::uint64_t start = now_ns();
-        const std::uint64_t end = start + s.duration_ms * 1'000'000;
-        const double gap_ns = 1e9 / s.rate;
-        double due = static_cast<double>(start);
-        for (std::uint64_t seq = 0;; ++seq) {
-            std::uint64_t t = now_ns();
-            if (t >= end) break;
-            if (s.pattern == 1 && seq > 0 && seq % s.burst == 0)
-                std::this_thread::sleep_for(std::chrono::nanoseconds{
-                    static_cast<std::int64_t>(s.burst_gap_us * 1000)});
-            if (s.pattern == 2) {
-                due += gap_ns;
-                while (static_cast<double>(t = now_ns()) < due) {
-                    if (due - static_cast<double>(t) > 200'000)
-                        std::this_thread::sleep_for(std::chrono::microseconds{100});
-                }
-            }
-            unsigned char* p = &pool[(seq % pool_slots) * s.item_bytes];
-            std::fill(p, p + s.item_bytes, static_cast<unsigned char>(seq));
-            if (ch.send(item{now_ns(), seq}) != qlimits::send_status::ok) break;
-        }
-        ch.close();
-        out.prod = thread_usage::now() - u0;
-    });
-    std::thread consumer([&] {
-        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-        const thread_usage u0 = thread_usage::now();
-        std::vector<item> buf(s.batch);
-        for (;;) {
-            const std::size_t n = ch.receive_batch(std::span<item>{buf}, mode);
-            if (n == 0) break;
-            out.inflight.add(ch.inflight());
-            for (std::size_t i = 0; i < n; ++i) {
-                out.sojourn.add(now_ns() - buf[i].stamp_ns);
-                const unsigned char* p = &pool[(buf[i].seq % pool_slots) * s.item_bytes];
-                for (std::size_t b = 0; b < s.item_bytes; b += 8) out.checksum += p[b];
-                work.run(s.work_ns);
-            }
-            out.items += n;
-        }
-        out.cons = thread_usage::now() - u0;
-    });
-    const std::uint64_t t0 = now_ns();
-    go.store(true, std::memory_order_release);
-    producer.join();
-    consumer.join();
-    out.seconds = static_cast<double>(now_ns() - t0) / 1e9;
-    const auto st = ch.stats();
-    out.stops = st.stops;
-    out.producer_wakeups = st.producer_wakeups;
-    out.consumer_wakeups = st.consumer_wakeups;
-    out.consumer_sleeps = st.consumer_sleeps;
-    out.limit_final = st.limit;
-    return out;
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-sim::run_result to_result(const outcome& o, const std::vector<std::pair<std::string, std::string>>& params) {
+/// All rounds of one (pattern, row): the run_result holds medians, plus the ratio's spread.
+struct row_runs {
+    sim::policy_row row;
+    std::vector<sim::run_result> rounds;
+    std::vector<double> ratio; ///< throughput / none's in the same round
+};
+
+sim::run_result summarize(const row_runs& rr, const std::string& pattern,
+                          const std::vector<std::pair<std::string, std::string>>& params) {
     sim::run_result r = sim::blank_result();
     r.scenario = "pipeline";
-    r.case_label = "real threads";
-    r.policy = o.policy;
+    r.case_label = pattern;
+    r.policy = rr.row.name;
     r.params = params;
-    const double s = o.seconds > 0 ? o.seconds : 1;
-    r.set("throughput_pps", static_cast<double>(o.items) / s);
-    r.set("inflight_mean", o.inflight.mean());
-    r.set("inflight_p99", o.inflight.quantile(0.99));
-    if (o.has_limit) r.set("limit_final", o.limit_final);
-    r.set("sojourn_mean_us", o.sojourn.mean() / 1000);
-    r.set("sojourn_p50_us", o.sojourn.quantile(0.5) / 1000);
-    r.set("sojourn_p99_us", o.sojourn.quantile(0.99) / 1000);
-    r.set("sojourn_max_us", static_cast<double>(o.sojourn.max()) / 1000);
-    r.set("producer_stops_per_s", static_cast<double>(o.stops) / s);
-    r.set("consumer_wakeups_per_s", static_cast<double>(o.consumer_wakeups) / s);
-    r.set("producer_wakeups_per_s", static_cast<double>(o.producer_wakeups) / s);
-    r.set("producer_voluntary_csw", static_cast<double>(o.prod.voluntary));
-    r.set("producer_involuntary_csw", static_cast<double>(o.prod.involuntary));
-    r.set("consumer_voluntary_csw", static_cast<double>(o.cons.voluntary));
-    r.set("consumer_involuntary_csw", static_cast<double>(o.cons.involuntary));
+    std::vector<std::string> names;
+    for (const auto& x : rr.rounds)
+        for (const auto& [n, v] : x.metrics)
+            if (v && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    for (const auto& n : names) {
+        std::vector<double> v;
+        for (const auto& x : rr.rounds)
+            if (auto m = x.get(n)) v.push_back(*m);
+        r.set(n, median(v));
+    }
+    if (!rr.ratio.empty()) {
+        r.set("throughput_x_none", median(rr.ratio));
+        r.set("throughput_x_none_min", *std::min_element(rr.ratio.begin(), rr.ratio.end()));
+        r.set("throughput_x_none_max", *std::max_element(rr.ratio.begin(), rr.ratio.end()));
+    }
+    for (std::size_t k = 0; k < rr.rounds.size(); ++k)
+        for (const auto& f : rr.rounds[k].failures)
+            r.failures.push_back("round " + std::to_string(k + 1) + ": " + f);
     return r;
+}
+
+void print_table(const std::vector<sim::run_result>& rs) {
+    std::printf("%-7s %-11s %10s %-22s %8s %8s %8s %6s %8s %6s %9s %9s %9s %8s %8s %8s\n",
+                "pattern", "policy", "items/s", "x none med [min-max]", "soj.p50", "soj.p99",
+                "soj.max", ">thr", "inflight", "limit", "stops/s", "p.wake/s", "c.wake/s",
+                "p.cpu/it", "c.cpu/it", "sendw.p99");
+    for (const auto& r : rs) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "%.3f [%.3f-%.3f]", r.get("throughput_x_none").value_or(1),
+                      r.get("throughput_x_none_min").value_or(1),
+                      r.get("throughput_x_none_max").value_or(1));
+        const auto f = [&](const char* m, const char* fmt = "%.4g") {
+            return sim::fmt_num(r.get(m), fmt);
+        };
+        std::printf("%-7s %-11s %10s %-22s %8s %8s %8s %6s %8s %6s %9s %9s %9s %8s %8s %8s\n",
+                    r.case_label.c_str(),
+                    (r.policy + (r.failures.empty() ? "" : " FAILED")).c_str(),
+                    f("throughput_pps").c_str(), ratio, f("sojourn_p50_us").c_str(),
+                    f("sojourn_p99_us").c_str(), f("sojourn_max_us").c_str(),
+                    f("sojourn_over_threshold", "%.3f").c_str(), f("inflight_mean", "%.3g").c_str(),
+                    f("limit_final").c_str(), f("producer_stops_per_s", "%.3g").c_str(),
+                    f("producer_wakeups_per_s", "%.3g").c_str(),
+                    f("consumer_wakeups_per_s", "%.3g").c_str(),
+                    f("producer_cpu_ns_per_item").c_str(), f("consumer_cpu_ns_per_item").c_str(),
+                    f("send_wait_p99_us").c_str());
+    }
+    std::printf("(times in us; CPU in ns per item from getrusage; x none: throughput against none "
+                "of the same round)\n");
+}
+
+/// Sim vs real, per pattern and policy: throughput against none and sojourn p99.
+bool print_compare(const std::vector<sim::run_result>& real, const std::vector<sim::run_result>& sim) {
+    std::printf("\nsim vs real (thread-ring with the calibrated parameters; goal: |sim x - real x| "
+                "/ real x <= 15%%)\n\n");
+    std::printf("| pattern | policy | real x none [min-max] | sim x none | off by | real soj.p99 us | "
+                "sim soj.p99 us | real c.cpu/it | sim c.cpu/it |\n|---|---|---|---|---|---|---|---|---|\n");
+    bool all_within = true;
+    for (const auto& r : real) {
+        const sim::run_result* s = nullptr;
+        for (const auto& x : sim)
+            if (x.case_label == r.case_label && x.policy == r.policy) s = &x;
+        if (!s) continue;
+        const sim::run_result* none = nullptr;
+        for (const auto& x : sim)
+            if (x.case_label == r.case_label && x.policy == "none") none = &x;
+        const double rx = r.get("throughput_x_none").value_or(1);
+        const double sx = none && none->get("throughput_pps").value_or(0) > 0
+                              ? s->get("throughput_pps").value_or(0) / *none->get("throughput_pps")
+                              : 0;
+        const double off = rx > 0 ? (sx - rx) / rx : 0;
+        if (std::fabs(off) > 0.15) all_within = false;
+        std::printf("| %s | %s | %.3f [%.3f-%.3f] | %.3f | %+.0f%% | %s | %s | %s | %s |\n",
+                    r.case_label.c_str(), r.policy.c_str(), rx,
+                    r.get("throughput_x_none_min").value_or(1),
+                    r.get("throughput_x_none_max").value_or(1), sx, 100 * off,
+                    sim::fmt_num(r.get("sojourn_p99_us")).c_str(),
+                    sim::fmt_num(s->get("sojourn_p99_us")).c_str(),
+                    sim::fmt_num(r.get("consumer_cpu_ns_per_item")).c_str(),
+                    sim::fmt_num(s->get("consumer_cpu_ns_per_item")).c_str());
+    }
+    std::printf("\n%s\n", all_within ? "every policy and pattern within 15%"
+                                     : "NOT every policy and pattern within 15% (see MODEL.md, "
+                                       "'thread-ring vs pipeline')");
+    return all_within;
 }
 
 } // namespace
 
 int pipeline_main(int argc, char** argv) {
-    const auto specs = sim::with_policy_params(pipeline_params());
+    const auto specs = pipeline_params();
     sim::param_lists user;
     std::vector<std::string> policy_filter;
     std::string json_file;
+    bool compare = false;
+    auto refuse = [](const std::string& msg) {
+        std::fprintf(stderr, "qlimits-lab pipeline: %s\n", msg.c_str());
+        return exit_usage;
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg.rfind("--policy=", 0) == 0) {
-            std::string v = arg.substr(9);
-            policy_filter.clear();
-            for (std::size_t start = 0;;) {
-                const std::size_t c = v.find(',', start);
-                policy_filter.push_back(v.substr(start, c == std::string::npos ? c : c - start));
-                if (c == std::string::npos) break;
-                start = c + 1;
-            }
-            continue;
-        }
-        if (arg == "--json" || arg.rfind("--json=", 0) == 0) {
-            json_file = arg.size() > 7 ? arg.substr(7) : (i + 1 < argc ? argv[++i] : "");
-            if (json_file.empty()) {
-                std::fprintf(stderr, "qlimits-lab pipeline: --json needs a file name\n");
-                return exit_usage;
-            }
-            continue;
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(usage_text, stdout);
+            return exit_ok;
         }
         if (arg == "--list") {
             for (const auto& p : specs)
@@ -246,46 +195,35 @@ int pipeline_main(int argc, char** argv) {
                             p.unit.c_str(), p.source.c_str());
             return exit_ok;
         }
+        if (arg == "--compare-sim") {
+            compare = true;
+            continue;
+        }
+        if (arg.rfind("--policy=", 0) == 0) {
+            policy_filter = sim::cli_detail::split(arg.substr(9));
+            continue;
+        }
+        if (arg == "--json" || arg.rfind("--json=", 0) == 0) {
+            json_file = arg.size() > 7 ? arg.substr(7) : (i + 1 < argc ? argv[++i] : "");
+            if (json_file.empty() || json_file.rfind("--", 0) == 0)
+                return refuse("--json needs a file name");
+            continue;
+        }
         const std::size_t eq = arg.find('=');
-        const std::string name = arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
+        const std::string name =
+            arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
         const sim::param_spec* spec = nullptr;
         for (const auto& p : specs)
             if (p.name == name) spec = &p;
-        if (spec == nullptr) {
-            std::fprintf(stderr, "qlimits-lab pipeline: unknown argument '%s' (see --list)\n", arg.c_str());
-            return exit_usage;
-        }
-        if (eq == std::string::npos) {
-            std::fprintf(stderr, "qlimits-lab pipeline: --%s: expected --%s=VALUE\n", name.c_str(), name.c_str());
-            return exit_usage;
-        }
+        if (spec == nullptr) return refuse("unknown argument '" + arg + "' (see --help, --list)");
+        if (eq == std::string::npos) return refuse("--" + name + ": expected --" + name + "=VALUE");
         std::vector<double> vals;
-        if (auto err = sim::parse_list(*spec, std::string_view{arg}.substr(eq + 1), vals)) {
-            std::fprintf(stderr, "qlimits-lab pipeline: --%s: %s\n", name.c_str(), err->c_str());
-            return exit_usage;
-        }
+        if (auto err = sim::parse_list(*spec, std::string_view{arg}.substr(eq + 1), vals))
+            return refuse("--" + name + ": " + *err);
         user[name] = vals;
     }
-    const sim::param_lists v = sim::resolve(specs, user);
-    settings s;
-    s.ring = static_cast<std::size_t>(v.at("ring")[0]);
-    s.item_bytes = static_cast<std::size_t>(v.at("item-bytes")[0]);
-    s.work_ns = v.at("work-ns")[0];
-    s.batch = static_cast<std::size_t>(v.at("batch")[0]);
-    s.pattern = static_cast<int>(v.at("pattern")[0]);
-    s.burst = static_cast<std::size_t>(v.at("burst")[0]);
-    s.burst_gap_us = v.at("burst-gap-us")[0];
-    s.rate = v.at("rate")[0];
-    s.duration_ms = static_cast<std::uint64_t>(v.at("duration-ms")[0]);
-    std::vector<std::pair<std::string, std::string>> params;
-    for (const auto& p : specs) {
-        std::string text;
-        for (double x : v.at(p.name)) {
-            if (!text.empty()) text += ',';
-            text += sim::format_value(p, x);
-        }
-        params.emplace_back(p.name, text);
-    }
+    sim::param_lists v = sim::resolve(specs, user);
+
     // The rows come from the registry; an unknown name is refused before anything runs.
     const std::vector<sim::policy_row> rows =
         sim::registry_rows(pipeline_completions(), sim::completion_mode::per_poll, v);
@@ -295,63 +233,116 @@ int pipeline_main(int argc, char** argv) {
         if (!found) {
             std::string known;
             for (const auto& r : rows) known += (known.empty() ? "" : ", ") + r.name;
-            std::fprintf(stderr, "qlimits-lab pipeline: unknown policy '%s' (%s)\n", f.c_str(),
-                         known.c_str());
-            return exit_usage;
+            return refuse("unknown policy '" + f + "' (" + known + ")");
         }
     }
-    sim::param_values values;
-    for (const auto& [name, list] : v) values[name] = list.front();
+    std::vector<sim::policy_row> chosen;
+    for (const auto& r : rows) // none always runs: every other row is measured against it
+        if (r.name == "none" || sim::row_selected(policy_filter, r.name)) chosen.push_back(r);
+    const std::vector<double> patterns = v.at("pattern");
+    const auto repeat = static_cast<std::size_t>(v.at("repeat")[0]);
 
-    if (isatty(STDERR_FILENO) == 1) std::fprintf(stderr, "calibrating the busy loop...\n");
-    const pipe::busy_work work;
-    std::vector<outcome> outs;
-    // "none" always runs first: every other policy is reported against it.
-    for (const auto& r : rows)
-        if (r.name == "none") outs.push_back(run_one(s, r, values, work));
-    for (const auto& r : rows) {
-        if (r.name == "none" || !sim::row_selected(policy_filter, r.name)) continue;
-        sim::param_values rv = values;
-        if (r.row_value) rv[r.entry->row_param] = *r.row_value;
-        outs.push_back(run_one(s, r, rv, work));
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const auto& p : specs) {
+        std::string text;
+        for (double x : v.at(p.name)) text += (text.empty() ? "" : ",") + sim::format_value(p, x);
+        params.emplace_back(p.name, text);
     }
+    const sim::param_spec& pattern_spec =
+        *std::find_if(specs.begin(), specs.end(), [](const auto& s) { return s.name == "pattern"; });
+    const auto text_of = [&](const char* name) {
+        for (const auto& [n, t] : params)
+            if (n == name) return t;
+        return std::string{};
+    };
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    if (tty) std::fprintf(stderr, "calibrating the busy loop...\n");
+    const pipe::busy_work work;
+    std::optional<pipe::machine> mach;
+    if (compare) {
+        if (tty) std::fprintf(stderr, "measuring this machine (calibrate)...\n");
+        mach = pipe::measure_machine(work);
+    }
+
+    // rounds x patterns x rows, each round in its own shuffled order.
+    sim::rng order_rng{static_cast<std::uint64_t>(v.at("seed")[0])};
+    std::map<std::pair<double, std::string>, row_runs> runs;
+    std::vector<std::pair<double, std::size_t>> plan;
+    for (double pat : patterns)
+        for (std::size_t k = 0; k < chosen.size(); ++k) plan.emplace_back(pat, k);
+    std::size_t done = 0;
+    for (std::size_t round = 0; round < repeat; ++round) {
+        for (std::size_t i = plan.size(); i > 1; --i) // Fisher-Yates with the lab's rng
+            std::swap(plan[i - 1], plan[static_cast<std::size_t>(order_rng.below(i))]);
+        for (const auto& [pat, k] : plan) {
+            const sim::policy_row& row = chosen[k];
+            sim::param_values values;
+            for (const auto& [name, list] : v) values[name] = list.front();
+            values["pattern"] = pat;
+            if (row.row_value) values[row.entry->row_param] = *row.row_value;
+            if (tty)
+                std::fprintf(stderr, "\r[%zu/%zu] round %zu %s %s\033[K", ++done,
+                             plan.size() * repeat, round + 1,
+                             sim::format_value(pattern_spec, pat).c_str(), row.name.c_str());
+            const pipe::measured m = pipe::run_real(pipe::workload::from(values), row, values, work);
+            sim::run_result r = sim::blank_result();
+            pipe::report(r, m);
+            r.failures = m.failures;
+            auto& rr = runs[{pat, row.name}];
+            rr.row = row;
+            rr.rounds.push_back(std::move(r));
+        }
+        // Ratios within the round.
+        for (double pat : patterns) {
+            const double base =
+                runs[{pat, "none"}].rounds.back().get("throughput_pps").value_or(0);
+            for (const auto& row : chosen) {
+                auto& rr = runs[{pat, row.name}];
+                rr.ratio.push_back(base > 0 ? rr.rounds.back().get("throughput_pps").value_or(0) / base
+                                            : 0);
+            }
+        }
+    }
+    if (tty) std::fprintf(stderr, "\n");
 
     std::vector<sim::run_result> results;
-    for (const auto& o : outs) results.push_back(to_result(o, params));
-    std::printf("pipeline: %s, ring %zu, batch %zu, %zu-byte items, %.0f ns work per item, "
-                "%llu ms per policy (machine-dependent: compare the ratios)\n\n",
-                specs[4].choices[static_cast<std::size_t>(s.pattern)].c_str(), s.ring, s.batch,
-                s.item_bytes, s.work_ns, static_cast<unsigned long long>(s.duration_ms));
-    std::printf("%-10s %11s %7s %9s %9s %9s %8s %8s %10s %10s %10s %12s %12s\n", "policy",
-                "items/s", "x none", "soj.p50us", "soj.p99us", "soj.max", "inflight", "limit",
-                "stops/s", "c.wake/s", "p.wake/s", "csw vol p/c", "csw inv p/c");
-    const double base = results.front().get("throughput_pps").value_or(0);
-    const double base_p99 = results.front().get("sojourn_p99_us").value_or(0);
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        const auto& r = results[i];
-        const auto& o = outs[i];
-        const double pps = r.get("throughput_pps").value_or(0);
-        char csw_v[32], csw_i[32];
-        std::snprintf(csw_v, sizeof csw_v, "%ld/%ld", o.prod.voluntary, o.cons.voluntary);
-        std::snprintf(csw_i, sizeof csw_i, "%ld/%ld", o.prod.involuntary, o.cons.involuntary);
-        std::printf("%-10s %11.4g %7.3f %9.4g %9.4g %9.4g %8.3g %8s %10.3g %10.3g %10.3g %12s %12s\n",
-                    r.policy.c_str(), pps, base > 0 ? pps / base : 0,
-                    r.get("sojourn_p50_us").value_or(0), r.get("sojourn_p99_us").value_or(0),
-                    r.get("sojourn_max_us").value_or(0), r.get("inflight_mean").value_or(0),
-                    sim::fmt_num(r.get("limit_final")).c_str(),
-                    r.get("producer_stops_per_s").value_or(0),
-                    r.get("consumer_wakeups_per_s").value_or(0),
-                    r.get("producer_wakeups_per_s").value_or(0), csw_v, csw_i);
+    for (double pat : patterns)
+        for (const auto& row : chosen)
+            results.push_back(summarize(runs[{pat, row.name}], sim::format_value(pattern_spec, pat), params));
+
+    std::printf("pipeline: ring %s, batch %s, %s-byte items, %s ns work per item, %s ms measured "
+                "after %s ms warm-up, %zu round%s (machine-dependent: compare the ratios)\n\n",
+                text_of("ring").c_str(), text_of("batch").c_str(), text_of("item-bytes").c_str(),
+                text_of("work-ns").c_str(), text_of("duration-ms").c_str(),
+                text_of("warmup-ms").c_str(),
+                repeat, repeat == 1 ? "" : "s");
+    print_table(results);
+
+    if (mach) {
+        std::printf("\nthis machine, as calibrate measured it:\n%s", pipe::describe(*mach).c_str());
+        std::vector<sim::run_result> simulated;
+        const auto tr = sim::tring::params();
+        for (double pat : patterns)
+            for (const auto& row : chosen) {
+                sim::param_values p;
+                for (const auto& spec : sim::with_policy_params(tr)) {
+                    std::vector<double> d;
+                    (void)sim::parse_list(spec, spec.def, d);
+                    p[spec.name] = d.front();
+                }
+                for (const auto& [name, list] : v)
+                    if (p.contains(name)) p[name] = list.front();
+                for (const auto& [name, value] : pipe::as_params(*mach)) p[name] = value;
+                p["pattern"] = pat;
+                if (row.row_value) p[row.entry->row_param] = *row.row_value;
+                sim::tring::model model{p, row};
+                sim::run_result r = model.run();
+                r.case_label = sim::format_value(pattern_spec, pat);
+                simulated.push_back(std::move(r));
+            }
+        print_compare(results, simulated);
     }
-    std::printf("\nratios against none: ");
-    for (std::size_t i = 1; i < results.size(); ++i) {
-        const double pps = results[i].get("throughput_pps").value_or(0);
-        const double p99 = results[i].get("sojourn_p99_us").value_or(0);
-        std::printf("%s throughput x%.3f, sojourn p99 x%.3g%s", results[i].policy.c_str(),
-                    base > 0 ? pps / base : 0, base_p99 > 0 ? p99 / base_p99 : 0,
-                    i + 1 < results.size() ? "; " : "\n");
-    }
-    if (results.size() == 1) std::printf("(no other policy selected)\n");
+
     if (!json_file.empty()) {
         std::ofstream f(json_file);
         f << sim::json(results);
@@ -360,7 +351,14 @@ int pipeline_main(int argc, char** argv) {
             return exit_failure;
         }
     }
-    return exit_ok;
+    bool ok = true;
+    for (const auto& r : results)
+        for (const auto& f : r.failures) {
+            std::fprintf(stderr, "qlimits-lab pipeline: CHECK FAILED %s / %s: %s\n",
+                         r.case_label.c_str(), r.policy.c_str(), f.c_str());
+            ok = false;
+        }
+    return ok ? exit_ok : exit_failure;
 }
 
 } // namespace lab

@@ -106,6 +106,11 @@ int run_main(int argc, char** argv) {
         std::fprintf(stderr, "qlimits-lab run: nothing to run (no policy matches)\n");
         return exit_usage;
     }
+    for (const auto& j : jobs)
+        if (auto err = sim::validate(j)) {
+            std::fprintf(stderr, "qlimits-lab run: %s\n", err->c_str());
+            return exit_usage;
+        }
     unsigned threads = opt.jobs;
     if (threads == 0) threads = std::max(1U, std::min(2U, std::thread::hardware_concurrency()));
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,6 +27,17 @@ std::optional<std::string> parse(std::vector<std::string> args, run_options& out
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     return parse_run(static_cast<int>(argv.size()), argv.data(), all, out);
+}
+// The lab sits at <build>/bench/qlimits-lab next to <build>/tests/qlimits_tests; empty if not.
+std::filesystem::path lab_binary() {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const auto lab = self.parent_path().parent_path() / "bench" / "qlimits-lab";
+    if (ec || !std::filesystem::exists(lab)) {
+        MESSAGE("qlimits-lab not built next to the tests; skipped");
+        return {};
+    }
+    return lab;
 }
 std::string error_of(std::vector<std::string> args) {
     run_options o;
@@ -182,18 +195,17 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
 }
 
 TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on stdout") {
-    // The lab sits at <build>/bench/qlimits-lab next to <build>/tests/qlimits_tests.
     std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    const auto lab = self.parent_path().parent_path() / "bench" / "qlimits-lab";
-    if (ec || !std::filesystem::exists(lab)) {
-        MESSAGE("qlimits-lab not built next to the tests; skipped");
-        return;
-    }
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
     const auto out = std::filesystem::temp_directory_path() / "qlimits_lab_cli_test.out";
-    for (const char* args : {"run veth-bql --bogus=1", "run veth-bql --ring=0",
-                             "run veth-bql --ring=x1", "run nope", "list extra",
-                             "pipeline --ring=1", "pipeline --bogus=1", "pipeline --work-ns=abc"}) {
+    for (const char* args :
+         {"run veth-bql --bogus=1", "run veth-bql --ring=0", "run veth-bql --ring=x1", "run nope",
+          "list extra", "pipeline --ring=1", "pipeline --bogus=1", "pipeline --work-ns=abc",
+          "pipeline --policy=nosuch", "pipeline --json --repeat=1", "run veth-bql --json --no-svg",
+          "run veth-bql --warmup-ms=5000", "run veth-bql --producer-ns=1 --base-cost-ns=0",
+          "sweep veth-bql", "sweep veth-bql --ring=8..4", "sweep veth-bql --ring=8..64 --jitter=0..1",
+          "sweep nope --ring=8,16", "calibrate extra"}) {
         const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
         const int status = std::system(cmd.c_str());
         INFO(args);
@@ -202,6 +214,37 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
         CHECK(std::filesystem::file_size(out) > 0); // the message went to stderr
     }
     std::filesystem::remove(out, ec);
+}
+
+TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_run";
+    std::filesystem::create_directories(dir, ec);
+    const auto out = dir / "out.txt";
+    auto run = [&](const std::string& args) {
+        const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
+        const int status = std::system(cmd.c_str());
+        std::ifstream f(out);
+        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        INFO(args << "\n" << text);
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+        return text;
+    };
+    CHECK(run("pipeline --help").find("--compare-sim") != std::string::npos);
+    // Tiny real runs: two rows, one round; the checks (conservation, Little) must hold.
+    const std::string p = run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 "
+                              "--policy=dql-batch --json " + (dir / "p.json").string());
+    CHECK(p.find("dql-batch") != std::string::npos);
+    CHECK(p.find("FAILED") == std::string::npos);
+    CHECK(std::filesystem::file_size(dir / "p.json") > 0);
+    const std::string sw = run("sweep thread-ring --pattern=flood --duration-ms=30 --warmup-ms=10 "
+                               "--work-ns=100..900:3 --policy=none,dql --svg " + dir.string());
+    for (const char* v : {" 100 ", " 500 ", " 900 "}) CHECK(sw.find(v) != std::string::npos);
+    CHECK(std::filesystem::exists(dir / "sweep__thread-ring__work-ns__flood.svg"));
+    std::filesystem::remove_all(dir, ec);
 }
 
 TEST_CASE("lab --json: one object per run with scenario, policy, params and metrics") {

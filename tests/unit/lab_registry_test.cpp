@@ -2,11 +2,13 @@
 // refused, and each row's policy built by its entry (never a silent fallback to dql).
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "../../bench/lab/sim/cli.hpp"
 #include "../../bench/lab/sim/registry.hpp"
+#include "../../bench/lab/sim/report.hpp"
 #include "../../bench/lab/sim/runner.hpp"
 #include "../../bench/lab/sim/scenarios.hpp"
 
@@ -76,7 +78,7 @@ TEST_CASE("lab registry: rows per completion mode and per row-parameter value") 
 TEST_CASE("lab registry: a fixed-limit list runs one row per limit with that limit") {
     const auto& veth = find("veth-bql");
     const auto jobs = plan({&veth}, {param_lists{{"fixed-limit", {8, 64}}, {"nrules", {0}},
-                                                 {"adversarial", {0}}}},
+                                                 {"adversarial", {0}}, {"speed-cases", {0}}}},
                            {"fixed"});
     REQUIRE(jobs.size() == 2);
     CHECK(jobs[0].row.name == "fixed-8");
@@ -99,4 +101,39 @@ TEST_CASE("lab registry: an unknown policy name is refused by run") {
     for (auto& a : ok) argv.push_back(a.data());
     run_options o2;
     CHECK_FALSE(parse_run(static_cast<int>(argv.size()), argv.data(), all, o2).has_value());
+}
+
+TEST_CASE("lab validate: an empty window and a run over the event budget are refused") {
+    const auto& veth = find("veth-bql");
+    auto jobs = plan({&veth}, {param_lists{{"nrules", {0}}, {"adversarial", {0}}, {"speed-cases", {0}},
+                                          {"warmup-ms", {500}}, {"duration-ms", {500}}}},
+                     {"none"});
+    REQUIRE(jobs.size() == 1);
+    auto err = validate(jobs[0]);
+    REQUIRE(err.has_value());
+    CHECK(err->find("--warmup-ms=500 must be below --duration-ms=500") != std::string::npos);
+    jobs = plan({&veth}, {param_lists{{"nrules", {0}}, {"adversarial", {0}}, {"speed-cases", {0}},
+                                     {"producer-ns", {1}}, {"base-cost-ns", {0}}}},
+                {"none"});
+    err = validate(jobs.at(0));
+    REQUIRE(err.has_value());
+    CHECK(err->find("--producer-ns") != std::string::npos);
+    CHECK(err->find("budget") != std::string::npos);
+    // Every default case of every scenario is within the budget.
+    for (const auto& sc : all_scenarios())
+        for (const auto& j : plan({&sc}, {param_lists{}}, {})) CHECK_FALSE(validate(j).has_value());
+}
+
+TEST_CASE("lab report: a metric that is not finite is null in JSON and '-' in tables") {
+    run_result r = blank_result();
+    r.scenario = "s";
+    r.policy = "p";
+    r.set("throughput_pps", std::numeric_limits<double>::quiet_NaN());
+    r.set("inflight_mean", std::numeric_limits<double>::infinity());
+    const std::string j = json({r});
+    CHECK(j.find("nan") == std::string::npos);
+    CHECK(j.find(": inf") == std::string::npos);
+    CHECK(j.find("\"throughput_pps\": null") != std::string::npos);
+    CHECK(j.find("\"inflight_mean\": null") != std::string::npos);
+    CHECK(table({r}).find("nan") == std::string::npos);
 }

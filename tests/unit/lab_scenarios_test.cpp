@@ -33,15 +33,26 @@ TEST_CASE("lab virtio-bql: with fq_codel, dql raises TCP_RR several-fold; with F
 TEST_CASE("lab veth-bql: per-item completion pins dql at 2 and costs throughput") {
     // A 100 ms hold time instead of 1 s keeps this test short under sanitizers: DQL shrinks
     // once per hold time, so the mechanism is the same, only ten times faster.
+    // Cases: nrules 0 (the consumer 6% slower than the producer) and the consumer twice as
+    // fast (speed case 0.5).
     const auto rs = run("veth-bql",
                         {{"nrules", {0}}, {"adversarial", {0}}, {"duration-ms", {400}},
-                         {"warmup-ms", {250}}, {"hold-ms", {100}}},
+                         {"warmup-ms", {250}}, {"hold-ms", {100}}, {"speed-cases", {0.5}}},
                         {"none", "dql-item", "dql-poll"});
     CHECK(metric(rs, "nrules=0", "dql-item", "limit_final") == 2);
     const double tput = metric(rs, "nrules=0", "dql-item", "throughput_pps") /
                         metric(rs, "nrules=0", "none", "throughput_pps");
     MESSAGE("dql-item / none throughput " << tput << " (seed: 0.80)");
-    CHECK(tput < 0.95);
+    // The consumer pays a wake call per producer restart: a loss, small where the consumer is
+    // the bottleneck anyway (MODEL.md: this moved from 0.44 when wake-ups cost no CPU) ...
+    CHECK(tput < 0.97);
+    // ... and large where the consumer keeps up: every stop is a sleep and a wake-up.
+    const double fast = metric(rs, "cost=0.5x producer", "dql-item", "throughput_pps") /
+                        metric(rs, "cost=0.5x producer", "none", "throughput_pps");
+    MESSAGE("consumer twice as fast: dql-item / none throughput " << fast);
+    CHECK(fast < 0.6);
+    CHECK(metric(rs, "cost=0.5x producer", "dql-item", "producer_cpu_ns_per_item") >
+          metric(rs, "cost=0.5x producer", "none", "producer_cpu_ns_per_item"));
     // Per-poll completion settles near twice the 64-packet poll.
     const double poll_limit = metric(rs, "nrules=0", "dql-poll", "limit_mean");
     CHECK(poll_limit > 100);

@@ -3,21 +3,23 @@
 // (preemptible, cache-sensitive, counted as involuntary switches when the scheduler steps in).
 #pragma once
 
-#include <chrono>
+#include <time.h>
+
 #include <cstdint>
 
 namespace lab::pipe {
 
 class busy_work {
 public:
-    /// Measure how many loop iterations take a nanosecond on this machine, now.
+    /// Measure how many loop iterations take a nanosecond of this thread's CPU, now. CPU time,
+    /// not wall time: a preemption during the measurement would otherwise make every later
+    /// run() too short (on a shared 2-core machine wall-clock calibration came out 2.5x short).
     busy_work() {
-        using clk = std::chrono::steady_clock;
         std::uint64_t iters = 1 << 16;
         for (;;) {
-            const auto t0 = clk::now();
+            const std::uint64_t t0 = cpu_ns();
             spin(iters);
-            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clk::now() - t0).count();
+            const std::uint64_t ns = cpu_ns() - t0;
             if (ns > 20'000'000 || iters > (std::uint64_t{1} << 34)) {
                 per_ns_ = static_cast<double>(iters) / static_cast<double>(ns > 0 ? ns : 1);
                 return;
@@ -31,6 +33,13 @@ public:
     }
     [[nodiscard]] double iterations_per_ns() const noexcept { return per_ns_; }
 
+    /// This thread's CPU time in nanoseconds.
+    static std::uint64_t cpu_ns() noexcept {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000 +
+               static_cast<std::uint64_t>(ts.tv_nsec);
+    }
 private:
     static void spin(std::uint64_t n) noexcept {
         // A dependent chain the compiler cannot fold away; the asm keeps the result "used".

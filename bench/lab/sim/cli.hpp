@@ -61,7 +61,8 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
         if (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt && arg[opt.size()] == '=') {
             dest = std::string{arg.substr(opt.size() + 1)};
         } else {
-            if (i + 1 >= argc) return std::string{opt} + " needs a value";
+            if (i + 1 >= argc || std::string_view{argv[i + 1]}.substr(0, 2) == "--")
+                return std::string{opt} + " needs a value (a file or directory name)";
             dest = argv[++i];
         }
         if (dest.empty()) return std::string{opt} + " needs a non-empty value";

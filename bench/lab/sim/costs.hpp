@@ -16,12 +16,25 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine.hpp"
+#include "params.hpp"
 #include "result.hpp"
 #include "stats.hpp"
 
 namespace lab::sim {
+
+/// The cache term's parameters, the same in every software-ring scenario.
+inline std::vector<param_spec> cache_params() {
+    return {
+        {"cache-bytes", "1048576", 0, 1e12, false, false, {}, "bytes",
+         "1 MiB: L2 per core of common servers (Intel Xeon Skylake-SP to Sapphire Rapids: 1-2 "
+         "MiB; AMD Zen 2-4: 0.5-1 MiB)"},
+        {"miss-ns", "90", 0, 1e6, false, false, {}, "ns",
+         "~90 ns: idle DRAM load latency of such servers (Intel MLC, vendor figures 80-100 ns)"},
+    };
+}
 
 /// Extra consumer cost per item when `held` items of `item_bytes` each outgrow `cache_bytes`.
 inline double cache_miss_ns(double held, double item_bytes, double cache_bytes, double miss_ns) {

@@ -141,10 +141,6 @@ inline std::vector<param_spec> common_params() {
          "modelling choice: one DQL hold time, discarded before measuring"},
         {"sample-us", "1000", 10, 1000000, true, false, {}, "us",
          "modelling choice: time-series resolution of --csv/--svg"},
-        {"hold-ms", "1000", 0, 65535, true, false, {}, "ms",
-         "Linux default: netdev queues call dql_init(HZ), i.e. 1 s (dql.md section 5)"},
-        {"limit-min", "0", 0, 1879048192, true, false, {}, "units",
-         "Linux default: dql_init sets limit_min 0 (dql.md section 5)"},
     };
 }
 

@@ -26,7 +26,20 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
     [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
 
+    [[nodiscard]] std::uint64_t enqueued() const noexcept { return enqueued_; }
+    [[nodiscard]] std::uint64_t dequeued() const noexcept { return dequeued_; }
+    /// How many queued packets satisfy `pred` (for the honesty checks, not the hot path).
+    template <class Pred>
+    [[nodiscard]] std::size_t count_if(Pred pred) const {
+        std::size_t n = 0;
+        for (const auto& p : fifo_) n += pred(p) ? 1U : 0U;
+        for (const auto& [id, f] : flows_)
+            for (const auto& p : f.q) n += pred(p) ? 1U : 0U;
+        return n;
+    }
+
     void enqueue(const packet& p) {
+        ++enqueued_;
         ++size_;
         if (kind_ == qdisc_kind::fifo) {
             fifo_.push_back(p);
@@ -49,6 +62,7 @@ public:
             packet p = fifo_.front();
             fifo_.pop_front();
             --size_;
+            ++dequeued_;
             return p;
         }
         for (;;) {
@@ -77,6 +91,7 @@ public:
             f.q.pop_front();
             f.deficit -= static_cast<std::int64_t>(p.bytes);
             --size_;
+            ++dequeued_;
             return p;
         }
     }
@@ -90,6 +105,7 @@ private:
     qdisc_kind kind_;
     std::uint32_t quantum_;
     std::size_t size_ = 0;
+    std::uint64_t enqueued_ = 0, dequeued_ = 0;
     std::deque<packet> fifo_;
     std::unordered_map<std::uint32_t, flow_state> flows_;
     std::list<std::uint32_t> new_, old_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -14,8 +15,9 @@
 
 namespace lab::sim {
 
+/// A number as text; "-" for none, and for a value that is not finite (never "nan" or "inf").
 inline std::string fmt_num(std::optional<double> v, const char* fmt = "%.4g") {
-    if (!v) return "-";
+    if (!v || !std::isfinite(*v)) return "-";
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, *v);
     return buf;
@@ -121,7 +123,9 @@ inline std::string json(const std::vector<run_result>& rs) {
         out += "},\n   \"metrics\": {";
         for (std::size_t i = 0; i < r.metrics.size(); ++i)
             out += (i ? ", " : "") + std::string{"\""} + json_escape(r.metrics[i].first) +
-                   "\": " + (r.metrics[i].second ? fmt_num(r.metrics[i].second, "%.10g") : "null");
+                   "\": " + (r.metrics[i].second && std::isfinite(*r.metrics[i].second)
+                               ? fmt_num(r.metrics[i].second, "%.10g")
+                               : "null");
         out += "},\n   \"checks\": [";
         for (std::size_t i = 0; i < r.failures.size(); ++i)
             out += (i ? ", " : "") + std::string{"\""} + json_escape(r.failures[i]) + "\"";

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
 #include <functional>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -45,6 +47,36 @@ inline std::vector<job> plan(const std::vector<const scenario*>& scs,
                 }
     }
     return out;
+}
+
+/// The most events one run may simulate: 3e8, about half a minute of one core at the engine's
+/// ~10-20 M events/s (measured: `run veth-bql --nrules=0` reports its events and wall time).
+/// Zero costs would otherwise ask for ~10^9 events per simulated second and hours of wall time.
+inline constexpr double event_budget = 3e8;
+
+/// Refusals that depend on a whole case: an empty measurement window, a run over the budget.
+inline std::optional<std::string> validate(const job& j) {
+    const double warm = j.params.at("warmup-ms"), dur = j.params.at("duration-ms");
+    if (warm >= dur) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "--warmup-ms=%g must be below --duration-ms=%g: nothing would be measured",
+                      warm, dur);
+        return std::string{buf};
+    }
+    if (j.sc->estimate_events) {
+        const auto [events, knobs] = j.sc->estimate_events(j.params);
+        if (events > event_budget) {
+            char buf[320];
+            std::snprintf(buf, sizeof buf,
+                          "%s %s would simulate ~%.3g events, over the budget of %.3g per run "
+                          "(MODEL.md): raise %s or lower --duration-ms",
+                          j.sc->name.c_str(), j.sc->case_label(j.params).c_str(), events,
+                          event_budget, knobs.c_str());
+            return std::string{buf};
+        }
+    }
+    return std::nullopt;
 }
 
 /// Run one job and label its result.

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "params.hpp"
@@ -26,6 +27,9 @@ struct scenario {
     /// The cases to run for the given parameter values (default: every sweep combination).
     /// A row_param's list makes rows, not cases: the cases see its first value.
     std::function<std::vector<param_values>(const param_lists&)> cases;
+    /// Roughly how many events a run of these values would simulate, and the parameters that
+    /// set the rate (named in the refusal when the estimate is over event_budget).
+    std::function<std::pair<double, std::string>(const param_values&)> estimate_events;
     /// Markdown lines setting the model's results beside the seed's numbers.
     std::function<std::string(const std::vector<run_result>&)> compare;
 };

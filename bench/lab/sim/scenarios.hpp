@@ -4,6 +4,7 @@
 // entry to all_scenarios() below; list, run, the outputs and the tests pick it up from here.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -193,6 +194,11 @@ inline std::vector<scenario> all_scenarios() {
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
         s.compare = compare_virtio;
+        // ~4 events per buffer (dequeue, wire, interrupt, reclaim) at line rate on every queue.
+        s.estimate_events = [](const param_values& p) {
+            const double per_s = p.at("queues") * p.at("gbps") * 1.25e8 / p.at("gso-bytes");
+            return std::pair{4 * per_s * p.at("duration-ms") / 1e3, std::string{"--gso-bytes or lower --gbps"}};
+        };
         out.push_back(std::move(s));
     }
     {
@@ -210,6 +216,13 @@ inline std::vector<scenario> all_scenarios() {
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return veth::cases(specs, l); };
         s.compare = compare_veth;
+        // ~3 events per packet at the slower of producer and consumer.
+        s.estimate_events = [](const param_values& p) {
+            const double cost = p.at("base-cost-ns") + p.at("nrules") * p.at("rule-ns");
+            const double per_s = 1e9 / std::max({p.at("producer-ns"), cost, 1.0});
+            return std::pair{3 * per_s * p.at("duration-ms") / 1e3,
+                             std::string{"--producer-ns or --base-cost-ns"}};
+        };
         out.push_back(std::move(s));
     }
     {
@@ -227,6 +240,14 @@ inline std::vector<scenario> all_scenarios() {
         };
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
+        // ~3 events per item at the slower side (or the paced rate).
+        s.estimate_events = [](const param_values& p) {
+            const double consumer = p.at("work-ns") * p.at("work-scale") + p.at("consumer-item-ns");
+            double per_s = 1e9 / std::max({p.at("producer-ns"), consumer, 1.0});
+            if (p.at("pattern") == 2) per_s = std::min(per_s, p.at("rate"));
+            return std::pair{3 * per_s * p.at("duration-ms") / 1e3,
+                             std::string{"--producer-ns or --work-ns (or lower --rate)"}};
+        };
         out.push_back(std::move(s));
     }
     {
@@ -244,6 +265,14 @@ inline std::vector<scenario> all_scenarios() {
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
         s.compare = compare_virtio_dim;
+        // ~5 events per message (send, arrive, interrupt, NAPI, read), at the slower of the
+        // sender's CPU and the wire.
+        s.estimate_events = [](const param_values& p) {
+            const double seg = std::max(1.0, std::min(p.at("msg-bytes"), p.at("mss")));
+            const double per_s = std::min(p.at("gbps") * 1.25e8 / seg, 1e9 / std::max(1.0, p.at("send-ns")));
+            return std::pair{5 * per_s * p.at("duration-ms") / 1e3,
+                             std::string{"--send-ns or --msg-bytes"}};
+        };
         out.push_back(std::move(s));
     }
     return out;

@@ -167,4 +167,74 @@ inline std::string svg_case(const std::vector<run_result>& rs) {
     return out + "</svg>\n";
 }
 
+/// `qlimits-lab sweep`: one panel per metric, x = the swept parameter, a line per policy.
+/// `xs[k]` is the parameter's value of run `rs[k]`.
+inline std::string svg_sweep(const std::string& title, const std::string& param,
+                             const std::vector<run_result>& rs, const std::vector<double>& xs) {
+    using namespace svg_detail;
+    static const char* const metrics[] = {"throughput_pps", "sojourn_p99_us", "probe_p99_us",
+                                          "producer_cpu_ns_per_item", "consumer_cpu_ns_per_item",
+                                          "producer_wakeups_per_s", "consumer_wakeups_per_s",
+                                          "rr_tps"};
+    std::vector<std::string> policies;
+    for (const auto& r : rs)
+        if (std::find(policies.begin(), policies.end(), r.policy) == policies.end())
+            policies.push_back(r.policy);
+    std::vector<const char*> shown;
+    for (const char* m : metrics)
+        for (const auto& r : rs)
+            if (r.get(m)) {
+                shown.push_back(m);
+                break;
+            }
+    double xmin = 0, xmax = 1;
+    if (!xs.empty()) {
+        xmin = *std::min_element(xs.begin(), xs.end());
+        xmax = *std::max_element(xs.begin(), xs.end());
+    }
+    if (xmax <= xmin) xmax = xmin + 1;
+    const double left = 70, pw = 400, ph = 160, gap_x = 90, gap_y = 70;
+    const double width = left + 2 * (pw + gap_x);
+    const double height = 60 + static_cast<double>((shown.size() + 1) / 2) * (ph + gap_y);
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" +
+                      f(width) + "\" height=\"" + f(height) + "\" font-family=\"sans-serif\">\n"
+                      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    out += text(left, 20, "qlimits-lab sweep: " + title + ", --" + param, "start", 15);
+    double lx = left;
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+        out += "<rect x=\"" + f(lx) + "\" y=\"30\" width=\"12\" height=\"12\" fill=\"" +
+               std::string{color(i)} + "\"/>\n";
+        out += text(lx + 16, 40, policies[i], "start", 11);
+        lx += 24 + 7.0 * static_cast<double>(policies[i].size());
+    }
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        const double x0 = left + static_cast<double>(k % 2) * (pw + gap_x);
+        const double y0 = 80 + static_cast<double>(k / 2) * (ph + gap_y);
+        double vmax = 0;
+        for (const auto& r : rs) vmax = std::max(vmax, r.get(shown[k]).value_or(0));
+        vmax = nice_max(vmax);
+        out += text(x0, y0 - 8, shown[k], "start", 12);
+        out += "<rect x=\"" + f(x0) + "\" y=\"" + f(y0) + "\" width=\"" + f(pw) +
+               "\" height=\"" + f(ph) + "\" fill=\"none\" stroke=\"#999\"/>\n";
+        for (int t = 0; t <= 4; ++t) {
+            out += text(x0 - 4, y0 + ph - ph * t / 4.0 + 4, fmt_num(vmax * t / 4.0), "end", 10);
+            out += text(x0 + pw * t / 4.0, y0 + ph + 14, fmt_num(xmin + (xmax - xmin) * t / 4.0),
+                        "middle", 10);
+        }
+        for (std::size_t i = 0; i < policies.size(); ++i) {
+            std::string pts;
+            for (std::size_t j = 0; j < rs.size(); ++j) {
+                const auto v = rs[j].get(shown[k]);
+                if (rs[j].policy != policies[i] || !v || !std::isfinite(*v)) continue;
+                pts += f(x0 + pw * (xs[j] - xmin) / (xmax - xmin)) + "," +
+                       f(y0 + ph - ph * std::min(1.0, *v / vmax)) + " ";
+            }
+            out += "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" +
+                   std::string{color(i)} + "\" points=\"" + pts + "\"/>\n";
+        }
+    }
+    return out + "</svg>\n";
+}
+
 } // namespace lab::sim

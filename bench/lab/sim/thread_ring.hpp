@@ -29,50 +29,67 @@
 
 namespace lab::sim::tring {
 
-inline std::vector<param_spec> params() {
-    std::vector<param_spec> p = common_params();
-    const std::vector<param_spec> own{
+/// The workload, shared with `qlimits-lab pipeline` (the same names, defaults and sources).
+inline std::vector<param_spec> workload_params() {
+    return {
         {"pattern", "flood,bursts,paced", 0, 2, true, true, {"flood", "bursts", "paced"}, "",
-         "the pipeline's three patterns: flood like pktgen (seed 001), bursts, paced"},
+         "flood like pktgen (seed 001); bursts; paced below the consumer's speed"},
         {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (dql.md 11)"},
-        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (dql.md 11), as pipeline"},
+        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (dql.md 11)"},
         {"item-bytes", "64", 8, 65536, true, false, {}, "bytes",
-         "as pipeline: one cache line of payload per item"},
+         "modelling choice: one cache line of payload written by the producer, read by the consumer"},
         {"work-ns", "500", 0, 1e7, false, false, {}, "ns",
-         "as pipeline: seed 001's ~442 ns per packet at nrules 0, rounded"},
-        {"burst", "64", 1, 1e6, true, false, {}, "items", "as pipeline (bursts): one poll's worth"},
+         "seed 001: ~442 ns per packet at nrules 0, rounded"},
+        {"burst", "64", 1, 1e6, true, false, {}, "items", "modelling choice (bursts): one poll's worth"},
         {"burst-gap-us", "100", 0, 1e7, false, false, {}, "us",
-         "as pipeline (bursts): veth tx-usecs 100 us (landscape.md [VE8])"},
+         "modelling choice (bursts): veth tx-usecs 100 us (landscape.md [VE8])"},
         {"rate", "1000000", 1, 1e9, false, false, {}, "items/s",
-         "as pipeline (paced): 1 M items/s"},
-        {"timer-slack-us", "50", 0, 1e6, false, false, {}, "us",
-         "Linux default timer slack of a normal thread, 50 us (prctl(2) PR_SET_TIMERSLACK): a "
-         "burst gap's sleep ends up to this late"},
-        {"producer-ns", "60", 1, 1e9, false, false, {}, "ns",
-         "calibrate on the development machine: producer's cost per item (fill, stamp, send)"},
-        {"consumer-item-ns", "40", 0, 1e9, false, false, {}, "ns",
-         "calibrate on the development machine: consumer's cost per item besides work-ns"},
-        {"work-scale", "1", 0.1, 10, false, false, {}, "x",
-         "calibrate: busy loop's real duration / requested (1 = exact)"},
-        {"wake-ns", "5000", 0, 1e9, false, false, {}, "ns",
-         "calibrate on the development machine: futex wake to the woken thread running"},
-        {"wake-call-ns", "2000", 0, 1e9, false, false, {}, "ns",
-         "calibrate on the development machine: CPU of a futex wake with a waiter (waker pays)"},
-        {"sleep-call-ns", "3000", 0, 1e9, false, false, {}, "ns",
-         "calibrate on the development machine: CPU of going to sleep and back (sleeper pays)"},
-        {"cache-bytes", "1048576", 0, 1e12, false, false, {}, "bytes",
-         "1 MiB: L2 per core of common servers (Intel Xeon Skylake-SP to Sapphire Rapids: 1-2 "
-         "MiB; AMD Zen 2-4: 0.5-1 MiB)"},
-        {"miss-ns", "90", 0, 1e6, false, false, {}, "ns",
-         "~90 ns: idle DRAM load latency of such servers (Intel MLC, vendor figures 80-100 ns)"},
-        {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
-         "modelling choice, as veth-bql: +-10% uniform spread of every cost"},
+         "modelling choice (paced): 1 M items/s, below the default consumer's ~2 M/s"},
         {"sojourn-threshold-us", "100", 0, 1e9, false, false, {}, "us",
          "modelling choice: 100 us, veth's tx-usecs (landscape.md [VE8]) as a sojourn budget"},
         {"fixed-limit", "8", 0, 1e6, true, true, {}, "items",
          "veth limit_min=8 proposal (landscape.md [VE5][VE9]); a list gives one row per limit"},
     };
-    p.insert(p.end(), own.begin(), own.end());
+}
+
+/// The machine: what `qlimits-lab calibrate` measures (defaults: its output on the development
+/// machine, a 2-vCPU VM shared with three other build jobs, 2026-12-01; MODEL.md), and the
+/// cache figures of common servers.
+inline std::vector<param_spec> machine_params() {
+    return {
+        {"timer-slack-us", "50", 0, 1e6, false, false, {}, "us",
+         "Linux default timer slack of a normal thread, 50 us (prctl(2) PR_SET_TIMERSLACK): a "
+         "burst gap's sleep ends up to this late"},
+        {"producer-ns", "105", 1, 1e9, false, false, {}, "ns",
+         "calibrate, development machine: producer CPU per item (fill, stamp, send)"},
+        {"consumer-item-ns", "100", 0, 1e9, false, false, {}, "ns",
+         "calibrate, development machine: consumer CPU per item besides work-ns"},
+        {"work-scale", "0.96", 0.1, 10, false, false, {}, "x",
+         "calibrate, development machine: busy loop's real duration / requested"},
+        {"wake-ns", "3700", 0, 1e9, false, false, {}, "ns",
+         "calibrate, development machine: futex wake to the woken thread running"},
+        {"wake-call-ns", "1800", 0, 1e9, false, false, {}, "ns",
+         "calibrate, development machine: CPU of a futex wake with a waiter (waker pays)"},
+        {"sleep-call-ns", "6800", 0, 1e9, false, false, {}, "ns",
+         "calibrate, development machine: CPU of a futex sleep and its wake-up (sleeper pays)"},
+        {"spin-ns", "0", 0, 1e9, false, false, {}, "ns",
+         "std::atomic wait (libstdc++ 12, bits/atomic_wait.h) spins 12 pauses and 4 sched_yield "
+         "calls before the futex; a wake inside that window costs no system call and no "
+         "latency. 0: calibrate does not measure it, and on a loaded machine a sched_yield gives "
+         "the CPU away (MODEL.md: 2000 makes dql-item look free, which the real runs deny)"},
+        {"barrier-ns", "360", 0, 1e9, false, false, {}, "ns",
+         "calibrate, development machine: the channel's membarrier before the consumer sleeps"},
+        {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
+         "modelling choice, as veth-bql: +-10% uniform spread of every cost"},
+    };
+}
+
+inline std::vector<param_spec> params() {
+    std::vector<param_spec> p = common_params();
+    for (auto* part : {workload_params, machine_params, cache_params}) {
+        const auto more = part();
+        p.insert(p.end(), more.begin(), more.end());
+    }
     return p;
 }
 
@@ -104,6 +121,8 @@ public:
         wake_ns_ = get("wake-ns");
         wake_call_ns_ = get("wake-call-ns");
         sleep_call_ns_ = get("sleep-call-ns");
+        spin_ns_ = static_cast<ns_t>(get("spin-ns"));
+        barrier_ns_ = get("barrier-ns");
         cache_bytes_ = get("cache-bytes");
         miss_ns_ = get("miss-ns");
         jitter_ = get("jitter");
@@ -186,7 +205,7 @@ private:
             if (limit && w_.contains(now())) ++stops_;
             state_ = limit ? producer_state::stopped : producer_state::waiting_room;
             prod_.sleep(now());
-            prod_.busy(now(), cost(sleep_call_ns_));
+            prod_since_ = now();
             return;
         }
         state_ = producer_state::running;
@@ -200,9 +219,8 @@ private:
         if (consumer_asleep_) {
             consumer_asleep_ = false;
             cons_.wake(now());
-            spent = cost(wake_call_ns_);
+            spent = wake(cons_, cons_since_, k_consumer_wake);
             prod_.busy(now(), spent);
-            eng_.after(cost(wake_ns_), k_consumer_wake);
         }
         eng_.after(spent, k_next);
     }
@@ -220,7 +238,9 @@ private:
         if (ring_.empty()) {
             consumer_asleep_ = true;
             cons_.sleep(now());
-            cons_.busy(now(), cost(sleep_call_ns_));
+            const ns_t fence = cost(barrier_ns_); // the channel's fence before it sleeps
+            cons_.busy(now(), fence);
+            cons_since_ = now() + fence;
             return;
         }
         const std::size_t n = std::min(batch_, ring_.size());
@@ -238,13 +258,32 @@ private:
         if (producer_due()) {
             state_ = producer_state::woken;
             prod_.wake(now());
-            t = cost(wake_call_ns_);
-            eng_.after(cost(wake_ns_), k_producer_wake);
+            t = wake(prod_, prod_since_, k_producer_wake);
         }
         const double miss = cache_miss_ns(held, item_bytes_, cache_bytes_, miss_ns_);
         for (std::size_t i = 0; i < n; ++i) t += cost(work_ns_ + consumer_item_ns_ + miss);
         cons_.busy(now(), t);
         eng_.after(t, k_taken);
+    }
+
+    /// Wake `sleeper` (waiting since `since`); returns the waker's CPU for the wake call (the
+    /// caller charges it). Inside the spin window the sleeper has not reached the futex: it
+    /// sees the change and goes on at once, and nobody makes a system call. Past it, the
+    /// sleeper runs again wake-ns later and first pays its sleep call (the wait system call and
+    /// the switches, counted when it is back on a CPU).
+    ns_t wake(side_books& sleeper, ns_t since, kind resume) {
+        const ns_t waited = now() > since ? now() - since : 0;
+        if (waited < spin_ns_) {
+            sleeper.busy(since, waited);
+            eng_.after(0, resume);
+            return 0;
+        }
+        sleeper.busy(since, spin_ns_);
+        const ns_t back = now() + cost(wake_ns_);
+        const ns_t switched = cost(sleep_call_ns_);
+        sleeper.busy(back, switched);
+        eng_.at(back + switched, resume);
+        return cost(wake_call_ns_);
     }
 
     [[nodiscard]] bool producer_due() const {
@@ -308,9 +347,9 @@ private:
     std::size_t ring_cap_ = 256, batch_ = 64;
     double item_bytes_ = 64, work_ns_ = 0, burst_gap_ns_ = 0, slack_ns_ = 0, gap_ns_ = 0;
     double producer_ns_ = 0, consumer_item_ns_ = 0, wake_ns_ = 0, wake_call_ns_ = 0;
-    double sleep_call_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
+    double sleep_call_ns_ = 0, barrier_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
     std::uint64_t burst_ = 64, gapped_ = 0;
-    ns_t end_ = 0, sample_ns_ = 0, ready_ = 0;
+    ns_t end_ = 0, sample_ns_ = 0, ready_ = 0, spin_ns_ = 0, prod_since_ = 0, cons_since_ = 0;
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;
     producer_state state_ = producer_state::running;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "completion.hpp"
+#include "costs.hpp"
 #include "engine.hpp"
 #include "params.hpp"
 #include "policy.hpp"
@@ -68,8 +69,24 @@ inline std::vector<param_spec> params() {
          "modelling choice: a burst of 128 cheap packets (2x the NAPI budget)"},
         {"burst-period-us", "10000", 1, 1e8, false, false, {}, "us",
          "modelling choice: one cheap burst every 10 ms"},
+        {"speed-cases", "0.5,1", 0, 100, false, true, {}, "x producer-ns",
+         "modelling choice: extra nrules=0 cases with base-cost-ns at these multiples of "
+         "producer-ns (consumer faster, balanced; the nrules cases are producer-faster), so the "
+         "table shows the shape, not one point (empty list: none; 0 disables)"},
+        {"wake-call-ns", "500", 0, 1e9, false, false, {}, "ns",
+         "modelling choice: CPU the waking side spends (an IPI and a softirq raise to wake NAPI, "
+         "__netif_schedule to restart the queue), sub-microsecond on current x86"},
+        {"sleep-call-ns", "300", 0, 1e9, false, false, {}, "ns",
+         "modelling choice: CPU of going idle and coming back (napi_complete_done and "
+         "re-arming; netif_tx_stop_queue and pktgen's retry), a few hundred ns"},
+        {"footprint-bytes", "320", 1, 1e9, false, false, {}, "bytes",
+         "an skb (~232 B struct sk_buff on x86-64) plus a 60 B frame, rounded to cache lines"},
+        {"sojourn-threshold-us", "5000", 0, 1e9, false, false, {}, "us",
+         "CoDel's target delay, 5 ms (RFC 8289 section 4.4), fq_codel's default"},
     };
     p.insert(p.end(), own.begin(), own.end());
+    const auto cache = cache_params();
+    p.insert(p.end(), cache.begin(), cache.end());
     return p;
 }
 
@@ -110,12 +127,22 @@ public:
         cheap_ns_ = get("cheap-ns");
         burst_pkts_ = static_cast<std::uint64_t>(get("burst-pkts"));
         burst_period_ns_ = static_cast<ns_t>(get("burst-period-us") * static_cast<double>(ns_per_us));
+        wake_call_ns_ = get("wake-call-ns");
+        sleep_call_ns_ = get("sleep-call-ns");
+        footprint_ = get("footprint-bytes");
+        cache_bytes_ = get("cache-bytes");
+        miss_ns_ = get("miss-ns");
+        if (p.contains("speed-case")) cost_ns_ = get("speed-case") * producer_ns_;
 
         policy_ = make_policy(row, p);
         const auto window_ns = static_cast<ns_t>(get("tx-usecs") * static_cast<double>(ns_per_us));
         coalescer_ = completion_coalescer{row.completion, window_ns};
         // The levels measure over windows known only now.
         occupancy_ = level{w_};
+        qdisc_level_ = level{w_};
+        prod_ = side_books{w_};
+        cons_ = side_books{w_};
+        sojourn_ = sojourn_books{w_, static_cast<ns_t>(get("sojourn-threshold-us") * 1000.0)};
         policy_level_ = level{w_};
         limit_ = level{w_};
         limit_control_ = level{window{w_.begin, mid_}};
@@ -163,16 +190,29 @@ private:
     void start_producing() {
         // The flood always has a packet waiting in the qdisc; a probe (a new flow) goes first.
         if (!flood_queued_) {
-            qdisc_.enqueue(packet{.born = now(), .bytes = pkt_bytes_, .flow = 0});
+            enqueue(packet{.born = now(), .bytes = pkt_bytes_, .flow = 0});
             flood_queued_ = true;
-            ++generated_;
         }
         packet pkt = *qdisc_.dequeue();
+        qdisc_level_.set(now(), qdisc_.size());
+        if (w_.contains(now())) {
+            qdisc_wait_.add(now() - pkt.born);
+            ++qdisc_departures_;
+        }
         if (pkt.flow == 0) flood_queued_ = false;
         pkt.cost_ns = static_cast<std::uint32_t>(jittered(rng_, packet_cost(pkt), jitter_));
         in_hand_ = pkt;
         holding_ = true;
-        eng_.after(jittered(rng_, producer_ns_, jitter_), k_produced);
+        const ns_t c = jittered(rng_, producer_ns_, jitter_);
+        prod_.busy(now(), c);
+        eng_.after(c, k_produced);
+    }
+
+    void enqueue(const packet& pkt) {
+        qdisc_.enqueue(pkt);
+        ++generated_;
+        if (pkt.probe) ++probes_sent_;
+        qdisc_level_.set(now(), qdisc_.size());
     }
 
     double packet_cost(const packet& pkt) {
@@ -197,27 +237,40 @@ private:
         policy_->queued(1, now());
         occupancy_.set(now(), ring_.size());
         policy_level_.set(now(), policy_->inflight());
+        ns_t spent = 0; // the producer pays for waking the consumer
         if (consumer_ == consumer_state::sleeping) {
             consumer_ = consumer_state::waking;
-            if (w_.contains(now())) ++wakeups_;
+            cons_.wake(now());
+            spent = jittered(rng_, wake_call_ns_, jitter_);
+            prod_.busy(now(), spent);
             eng_.after(consumer_wake_ns_, k_consumer_wake);
         }
         if (policy_->over_limit() || ring_full()) {
             stopped_ = policy_->over_limit() ? stop_reason::policy : stop_reason::ring_full;
             if (w_.contains(now())) ++stops_;
+            prod_.sleep(now());
+            prod_.busy(now() + spent, jittered(rng_, sleep_call_ns_, jitter_));
             return;
         }
-        start_producing();
+        if (spent > 0)
+            eng_.after(spent, k_start_producer);
+        else
+            start_producing();
     }
 
     /// The completion path wakes a queue the policy stopped; the end of a poll also wakes a
     /// queue stopped on a full ring (veth restarts its queue after consuming).
-    void maybe_wake_producer(bool poll_end) {
-        if (stopped_ == stop_reason::none || wake_pending_) return;
-        if (stopped_ == stop_reason::ring_full && !poll_end) return;
-        if (policy_->over_limit() || ring_full()) return;
+    /// Returns the CPU the consumer spent waking it (0: no wake-up).
+    ns_t maybe_wake_producer(bool poll_end) {
+        if (stopped_ == stop_reason::none || wake_pending_) return 0;
+        if (stopped_ == stop_reason::ring_full && !poll_end) return 0;
+        if (policy_->over_limit() || ring_full()) return 0;
         wake_pending_ = true;
+        prod_.wake(now());
+        const ns_t spent = jittered(rng_, wake_call_ns_, jitter_);
+        cons_.busy(now(), spent);
         eng_.after(producer_wake_ns_, k_producer_wake);
+        return spent;
     }
 
     void producer_woken() {
@@ -232,7 +285,7 @@ private:
     void start_poll() {
         consumer_ = consumer_state::polling;
         polled_ = 0;
-        busy(poll_ns_);
+        cons_.busy(now(), poll_ns_);
         eng_.after(poll_ns_, k_consume);
     }
 
@@ -242,32 +295,45 @@ private:
             return;
         }
         const packet pkt = ring_.front();
+        const double held = static_cast<double>(ring_.size());
         ring_.pop_front();
         ++taken_;
         ++polled_;
         occupancy_.set(now(), ring_.size());
         if (w_.contains(now())) {
             ++departures_;
-            sojourn_.add(now() - pkt.posted);
             if (pkt.probe) {
                 probe_.add(now() - pkt.born);
                 if (adversarial_) (now() < mid_ ? probe_control_ : probe_adv_).add(now() - pkt.born);
             }
         }
+        sojourn_.add(now(), now() - pkt.posted);
+        if (pkt.probe) ++probes_done_;
         report(coalescer_.on_item(now(), policy_->limit()));
-        maybe_wake_producer(false);
-        busy(pkt.cost_ns);
-        eng_.after(pkt.cost_ns, k_consume);
+        const ns_t woke = maybe_wake_producer(false);
+        // The packet's cost, plus misses once the ring's footprint outgrows the cache.
+        const auto work = pkt.cost_ns + static_cast<ns_t>(std::llround(
+                                            cache_miss_ns(held, footprint_, cache_bytes_, miss_ns_)));
+        cons_.busy(now() + woke, work);
+        eng_.after(woke + work, k_consume);
     }
 
     void end_poll() {
         report(coalescer_.on_poll_end(now()));
-        maybe_wake_producer(true);
+        const ns_t woke = maybe_wake_producer(true);
         if (polled_ == budget_ && !ring_.empty()) {
-            start_poll(); // budget used up: NAPI polls again without sleeping
+            // Budget used up: NAPI polls again without sleeping (after any wake call).
+            if (woke > 0) {
+                consumer_ = consumer_state::waking;
+                eng_.after(woke, k_consumer_wake);
+            } else {
+                start_poll();
+            }
             return;
         }
         consumer_ = consumer_state::sleeping;
+        cons_.sleep(now());
+        cons_.busy(now() + woke, jittered(rng_, sleep_call_ns_, jitter_));
     }
 
     void report(std::uint32_t n) {
@@ -284,15 +350,10 @@ private:
         }
     }
 
-    void busy(ns_t d) {
-        busy_ns_ += w_.overlap(now(), now() + d);
-    }
-
     // ---- probe and sampling ----------------------------------------------------------------
 
     void probe() {
-        qdisc_.enqueue(packet{.born = now(), .bytes = pkt_bytes_, .flow = 1, .probe = true});
-        ++generated_;
+        enqueue(packet{.born = now(), .bytes = pkt_bytes_, .flow = 1, .probe = true});
         eng_.after(jittered(rng_, probe_interval_ns_, jitter_), k_probe);
     }
 
@@ -310,6 +371,7 @@ private:
 
     run_result finish() {
         occupancy_.finish(end_);
+        qdisc_level_.finish(end_);
         policy_level_.finish(end_);
         limit_.finish(end_);
         limit_control_.finish(end_);
@@ -329,13 +391,12 @@ private:
             r.set("limit_mean", limit_.mean());
             r.set("limit_final", *l);
         }
-        r.set("sojourn_mean_us", us(sojourn_.mean()));
-        r.set("sojourn_p50_us", us(sojourn_.quantile(0.50)));
-        r.set("sojourn_p99_us", us(sojourn_.quantile(0.99)));
+        report_costs(r, prod_, cons_, departures_, sojourn_);
         if (probe_.count() > 0) r.set("probe_p99_us", us(probe_.quantile(0.99)));
         r.set("producer_stops_per_s", static_cast<double>(stops_) / secs);
-        r.set("consumer_wakeups_per_s", static_cast<double>(wakeups_) / secs);
-        r.set("cpu_util", static_cast<double>(busy_ns_) / static_cast<double>(w_.end - w_.begin));
+        r.set("cpu_util", static_cast<double>(cons_.cpu_ns) / static_cast<double>(w_.end - w_.begin));
+        r.set("qdisc_mean", qdisc_level_.mean());
+        r.set("qdisc_wait_mean_us", us(qdisc_wait_.mean()));
         r.set("policy_inflight_mean", policy_level_.mean());
         if (adversarial_ && policy_->limit()) {
             r.set("limit_control_mean", limit_control_.mean());
@@ -356,11 +417,24 @@ private:
                            coalescer_.pending() + ring_.size());
         if (policy_->inflight() != static_cast<std::uint32_t>(posted_ - completed_units_))
             r.failures.emplace_back("policy inflight disagrees with posted - completed");
-        check_little(r, occupancy_.mean(), pps, sojourn_.mean() / static_cast<double>(ns_per_s));
+        check_little(r, occupancy_.mean(), pps, sojourn_.h.mean() / static_cast<double>(ns_per_s));
+        // The qdisc and the probes: nothing lost, and the qdisc's own Little's law (its mean
+        // length against the rate it is dequeued at times the mean wait in it).
+        check_conservation(r, "qdisc", qdisc_.enqueued(), qdisc_.dequeued(), qdisc_.size());
+        check_conservation(r, "probes", probes_sent_, probes_done_,
+                           probes_inside());
+        check_little(r, qdisc_level_.mean(), static_cast<double>(qdisc_departures_) / secs,
+                     qdisc_wait_.mean() / static_cast<double>(ns_per_s));
         return r;
     }
 
     enum class consumer_state : std::uint8_t { sleeping, waking, polling };
+
+    [[nodiscard]] std::uint64_t probes_inside() const {
+        std::uint64_t n = qdisc_.count_if([](const packet& p) { return p.probe; });
+        for (const auto& p : ring_) n += p.probe ? 1U : 0U;
+        return n + (holding_ && in_hand_.probe ? 1U : 0U);
+    }
 
     param_values p_;
     std::string policy_name_;
@@ -374,7 +448,8 @@ private:
     std::size_t ring_cap_ = 256;
     std::uint32_t budget_ = 64, pkt_bytes_ = 60;
     double producer_ns_ = 0, cost_ns_ = 0, jitter_ = 0, probe_interval_ns_ = 0;
-    double cheap_ns_ = 0;
+    double cheap_ns_ = 0, wake_call_ns_ = 0, sleep_call_ns_ = 0, footprint_ = 0, cache_bytes_ = 0;
+    double miss_ns_ = 0;
     ns_t consumer_wake_ns_ = 0, producer_wake_ns_ = 0, poll_ns_ = 0, end_ = 0, sample_ns_ = 0;
     ns_t mid_ = 0, burst_period_ns_ = 1;
     window w_;
@@ -388,25 +463,45 @@ private:
     std::uint32_t polled_ = 0;
 
     std::uint64_t generated_ = 0, posted_ = 0, taken_ = 0, completed_units_ = 0;
-    std::uint64_t departures_ = 0, stops_ = 0, wakeups_ = 0;
-    ns_t busy_ns_ = 0;
-    level occupancy_{w_}, policy_level_{w_}, limit_{w_};
+    std::uint64_t departures_ = 0, stops_ = 0, qdisc_departures_ = 0;
+    std::uint64_t probes_sent_ = 0, probes_done_ = 0;
+    level occupancy_{w_}, qdisc_level_{w_}, policy_level_{w_}, limit_{w_};
+    side_books prod_{w_}, cons_{w_};
+    sojourn_books sojourn_{w_};
     level limit_control_{window{w_.begin, mid_}}, limit_adv_{window{mid_, w_.end}};
-    histogram sojourn_, probe_, probe_control_, probe_adv_;
+    histogram qdisc_wait_, probe_, probe_control_, probe_adv_;
     std::vector<sample> series_;
 };
 
 inline std::string case_label(const param_values& p) {
+    if (p.contains("speed-case")) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "cost=%gx producer", p.at("speed-case"));
+        return buf;
+    }
     const auto n = static_cast<long long>(p.at("nrules"));
     if (p.contains("adversarial-case") && p.at("adversarial-case") != 0)
         return "adversarial nrules=" + std::to_string(n);
     return "nrules=" + std::to_string(n);
 }
 
+/// The nrules cases, then the speed cases (nrules 0, base cost at multiples of the producer's),
+/// then the adversarial case.
 inline std::vector<param_values> cases(const std::vector<param_spec>& specs, const param_lists& l) {
-    std::vector<param_values> out = cases_of(specs, l);
-    if (!out.empty() && out.front().at("adversarial") != 0) {
-        param_values adv = out.front();
+    param_lists one = l;
+    one["speed-cases"] = {0}; // a list of extra cases, not a dimension to multiply
+    std::vector<param_values> out = cases_of(specs, one);
+    if (out.empty()) return out;
+    const param_values first = out.front();
+    for (double x : l.at("speed-cases")) {
+        if (x <= 0) continue;
+        param_values sp = first;
+        sp["nrules"] = 0;
+        sp["speed-case"] = x;
+        out.push_back(sp);
+    }
+    if (first.at("adversarial") != 0) {
+        param_values adv = first;
         adv["nrules"] = adv.at("adv-nrules");
         adv["adversarial-case"] = 1;
         out.push_back(adv);

@@ -13,6 +13,8 @@
 // interrupt (coalesced) -> policy, and freed TSQ credit back to the flows.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -50,12 +52,19 @@ inline std::vector<param_spec> params() {
          "modelling choice: netperf TCP_RR 1-byte request plus headers"},
         {"rtt-us", "257", 0, 1e7, false, false, {}, "us",
          "seed 000: ping between the two VMs, rtt avg 0.257 ms"},
+        {"rtt-mdev-us", "24", 0, 1e7, false, false, {}, "us",
+         "seed 000: the same ping's mdev 0.024 ms (min/max 0.233/0.300 ms); each response waits "
+         "rtt-us plus a uniform draw with this standard deviation"},
+        {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
+         "modelling choice, as veth-bql: +-10% uniform spread of each buffer's wire time (the "
+         "vhost worker's pace) and of each interrupt's coalescing delay"},
         {"tx-usecs", "8", 0, 1e7, false, false, {}, "us",
          "net_dim TX EQE default profile (index 1): 8 us (landscape.md 1.3 [D2])"},
         {"tx-frames", "128", 1, 65536, true, false, {}, "frames",
          "net_dim TX EQE default profile (index 1): 128 frames (landscape.md 1.3 [D2])"},
-        {"fixed-limit", "131072", 0, 1879048192, true, false, {}, "bytes",
-         "modelling choice: 128 KB, the original TSQ budget (landscape.md 1.5 [T1])"},
+        {"fixed-limit", "131072", 0, 1879048192, true, true, {}, "bytes",
+         "modelling choice: 128 KB, the original TSQ budget (landscape.md 1.5 [T1]); a list "
+         "gives one row per limit"},
     };
     p.insert(p.end(), own.begin(), own.end());
     return p;
@@ -81,6 +90,8 @@ public:
         tsq_ = static_cast<std::uint32_t>(get("tsq-skbs"));
         rr_bytes_ = static_cast<std::uint32_t>(get("rr-bytes"));
         rtt_ns_ = static_cast<ns_t>(get("rtt-us") * static_cast<double>(ns_per_us));
+        rtt_half_width_ns_ = get("rtt-mdev-us") * 1000.0 * std::sqrt(3.0); // uniform: sd = w/sqrt(3)
+        jitter_ = get("jitter");
         irq_delay_ns_ = static_cast<ns_t>(get("tx-usecs") * static_cast<double>(ns_per_us));
         irq_frames_ = static_cast<std::size_t>(get("tx-frames"));
         end_ = static_cast<ns_t>(get("duration-ms")) * ns_per_ms;
@@ -182,7 +193,7 @@ private:
         t.on_wire = t.waiting.front();
         t.waiting.pop_front();
         t.tx_busy = true;
-        const auto d = static_cast<ns_t>(static_cast<double>(t.on_wire.bytes) * ns_per_byte_ + 0.5);
+        const ns_t d = jittered(rng_, static_cast<double>(t.on_wire.bytes) * ns_per_byte_, jitter_);
         link_busy_ns_ += w_.overlap(now(), now() + d);
         eng_.after(d == 0 ? 1 : d, k_tx_done, q);
     }
@@ -193,7 +204,9 @@ private:
         t.used.push_back(t.on_wire);
         if (t.on_wire.probe) {
             if (w_.contains(now())) rr_delay_.add(now() - t.on_wire.born);
-            eng_.after(rtt_ns_, k_rr_response);
+            const double rtt = static_cast<double>(rtt_ns_) +
+                               rng_.uniform(-rtt_half_width_ns_, rtt_half_width_ns_);
+            eng_.after(static_cast<ns_t>(std::max(0.0, rtt)), k_rr_response);
         }
         if (!t.waiting.empty()) start_tx(q);
         // Interrupt coalescing: fire tx-usecs after the first unreported frame, or at once
@@ -204,7 +217,8 @@ private:
             eng_.after(0, k_irq, q | (t.irq_gen << 16));
         } else if (!t.irq_armed) {
             t.irq_armed = true;
-            eng_.after(irq_delay_ns_, k_irq, q | (t.irq_gen << 16));
+            eng_.after(jittered(rng_, static_cast<double>(irq_delay_ns_), jitter_), k_irq,
+                       q | (t.irq_gen << 16));
         }
     }
 
@@ -320,6 +334,8 @@ private:
         std::uint64_t held = 0;
         for (const auto& t : queues_) held += t->held_bytes;
         check_conservation(r, "policy bytes", posted_bytes_, completed_bytes_, held);
+        for (const auto& t : queues_)
+            check_conservation(r, "qdisc", t->qd.enqueued(), t->qd.dequeued(), t->qd.size());
         check_little(r, occ, pps, sojourn_.mean() / static_cast<double>(ns_per_s));
         return r;
     }
@@ -335,6 +351,7 @@ private:
     double ns_per_byte_ = 0;
     std::size_t ring_cap_ = 256, irq_frames_ = 128;
     ns_t rtt_ns_ = 0, irq_delay_ns_ = 0, end_ = 0, sample_ns_ = 0;
+    double rtt_half_width_ns_ = 0, jitter_ = 0;
     window w_;
 
     std::uint64_t generated_ = 0, reclaimed_ = 0, posted_bytes_ = 0, completed_bytes_ = 0;

@@ -48,7 +48,6 @@ namespace lab::sim::vdim {
 inline std::vector<param_spec> params() {
     std::vector<param_spec> p;
     for (param_spec s : common_params()) {
-        if (s.name == "hold-ms" || s.name == "limit-min") continue; // DQL only
         if (s.name == "duration-ms") {
             s.def = "1500";
             s.source = "modelling choice: DIM settles within ~0.2 s here; 1 s measured after "
