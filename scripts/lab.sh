@@ -4,6 +4,8 @@
 # plots written to ./lab-out/).
 #   bash scripts/lab.sh                          # qlimits-lab run all
 #   bash scripts/lab.sh run veth-bql --nrules=0  # one scenario, one parameter changed
+#   bash scripts/lab.sh sweep veth-bql --base-cost-ns=300..600:7 --nrules=0
+#   bash scripts/lab.sh pipeline --compare-sim   # real threads beside the simulated twin
 #   bash scripts/lab.sh replay dql < my.trace
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

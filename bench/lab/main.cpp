@@ -29,7 +29,7 @@ constexpr command commands[] = {
 
 void usage(std::FILE* to) {
     std::fprintf(to, "usage: qlimits-lab COMMAND [ARGS]\n\ncommands:\n");
-    for (const command& c : commands) std::fprintf(to, "  %-8s %s\n", c.name, c.help);
+    for (const command& c : commands) std::fprintf(to, "  %-10s %s\n", c.name, c.help);
 }
 } // namespace
 
