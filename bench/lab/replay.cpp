@@ -13,6 +13,7 @@
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
 #include "qlimits/limits/gradient2_limit.hpp"
+#include "qlimits/limits/software_limit.hpp"
 #include "qlimits/limits/vegas_limit.hpp"
 #include "qlimits/testing/dim_trace.hpp"
 #include "qlimits/testing/trace.hpp"
@@ -81,6 +82,8 @@ int replay_main(int argc, char** argv) {
         return replay_limits<qlimits::fixed_limit<tick_clock>>(text, verbose);
     if (std::strcmp(policy, "unlimited") == 0)
         return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose);
+    if (std::strcmp(policy, "sw") == 0) // software_limit, defaults; its budget rounds up to 1 tick
+        return replay_limits<qlimits::software_limit<tick_clock>>(text, verbose);
     // The peers time sojourns, so their tick is 1 us (their defaults, Netflix's).
     using us_clock = qlimits::manual_clock<std::chrono::microseconds>;
     if (std::strcmp(policy, "vegas") == 0)
@@ -90,7 +93,7 @@ int replay_main(int argc, char** argv) {
     if (std::strcmp(policy, "aimd") == 0)
         return replay_limits<qlimits::aimd_limit<us_clock>>(text, verbose);
     std::fprintf(stderr,
-                 "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited, vegas, "
+                 "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited, sw, vegas, "
                  "gradient2, aimd)\n",
                  policy);
     return exit_usage;

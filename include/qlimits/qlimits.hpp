@@ -20,5 +20,7 @@
 #include "qlimits/limits/fixed.hpp"
 #include "qlimits/limits/gradient2_limit.hpp"
 #include "qlimits/limits/peer_policy.hpp"
+#include "qlimits/limits/software_limit.hpp"
+#include "qlimits/limits/sojourn_probe.hpp"
 #include "qlimits/limits/vegas_limit.hpp"
 #include "qlimits/version.hpp"

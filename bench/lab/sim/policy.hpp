@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "qlimits/concepts.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
 
 namespace lab::sim {
 
@@ -104,6 +106,18 @@ inline std::unique_ptr<sim_policy> make_fixed(std::uint32_t limit) {
     typename P::config_type cfg{};
     cfg.limit = limit;
     return std::make_unique<library_policy<P>>(cfg);
+}
+
+/// The software-interface limit on a nanosecond clock (the simulator's own unit: its windows,
+/// budgets and sojourn samples are microseconds, which a 1 ms tick could not see).
+using sim_software = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
+
+/// qlimits::software_limit with its defaults, except the sojourn budget (--sojourn-us).
+inline std::unique_ptr<sim_policy> make_software(double sojourn_us) {
+    qlimits::software_limit_config cfg{};
+    cfg.sojourn_budget =
+        std::chrono::nanoseconds{static_cast<std::int64_t>(std::llround(sojourn_us * 1000.0))};
+    return std::make_unique<library_policy<sim_software>>(cfg);
 }
 
 } // namespace lab::sim

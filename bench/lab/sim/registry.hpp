@@ -92,6 +92,14 @@ inline const std::vector<policy_entry>& registry() {
                      false, "fixed-limit", {}, [](const policy_args& a) {
                          return make_fixed(static_cast<std::uint32_t>(a.get("fixed-limit")));
                      }});
+        e.push_back({"sw",
+                     "qlimits::software_limit: lead + step within the cache floor and the "
+                     "sojourn budget (docs/software_limit.md)",
+                     true, "",
+                     {{"sojourn-us", "100", 1, 1e7, false, false, {}, "us",
+                       "software_limit_config::sojourn_budget default, veth BQL v7 tx-usecs 100 "
+                       "us (docs/software_limit.md)"}},
+                     [](const policy_args& a) { return make_software(a.get("sojourn-us")); }});
         add_peer_entries<policy_entry, policy_args>(e);
         return e;
     }();

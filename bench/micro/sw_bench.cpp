@@ -1,0 +1,89 @@
+// Micro-benchmarks of software_limit's hot paths, beside dql's (dql_bench.cpp) in the same
+// binary, so one run with --benchmark_enable_random_interleaving=true compares them.
+//  - bm_sw_enqueue_avail/B: per item, on_queued + available(), one on_completed(B) every B
+//    items (as bm_dql_enqueue_avail). Items/s is per item.
+//  - bm_sw_completion / bm_dql_completion_per_item / bm_sw_completion_per_item: on_completed
+//    of 64 units on a busy ring, and of 1 unit per call (the software-ring case), the time
+//    moving 10 ns per call (as a nanosecond clock would).
+//  - bm_channel_1thread_sw_per_item: channel with this policy, one thread playing both sides
+//    (compare bm_channel_1thread_raw_ring / _unlimited / _dql in channel_bench.cpp).
+// Run in a Release build: build/bench/qlimits-bench --benchmark_filter='sw|dql|1thread'
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "../../examples/rings/spsc_ring.hpp"
+#include "qlimits/adapters/channel.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/software_limit.hpp"
+
+namespace {
+using clock_ns = qlimits::manual_clock<std::chrono::nanoseconds>;
+using sw_ns = qlimits::software_limit<clock_ns>;
+using dql_ns = qlimits::dql<clock_ns>;
+clock_ns::time_point at(std::int64_t ns) { return clock_ns::time_point{std::chrono::nanoseconds{ns}}; }
+
+void bm_sw_enqueue_avail(benchmark::State& st) {
+    const auto batch = static_cast<std::uint32_t>(st.range(0));
+    sw_ns q{{}, at(0)};
+    std::int64_t now = 0;
+    for (auto _ : st) {
+        for (std::uint32_t i = 0; i < batch; ++i) {
+            q.on_queued(1);
+            benchmark::DoNotOptimize(q.available());
+        }
+        now += 10 * batch;
+        q.on_completed(batch, at(now));
+    }
+    st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * batch);
+    st.counters["limit"] = q.limit();
+}
+BENCHMARK(bm_sw_enqueue_avail)->Arg(1)->Arg(16)->Arg(64);
+
+template <class P>
+void completion(benchmark::State& st, std::uint32_t per_call) {
+    P q{{}, at(0)};
+    std::int64_t now = 0;
+    std::uint32_t left = 0;
+    for (auto _ : st) {
+        if (left < per_call) [[unlikely]] {
+            for (int i = 0; i < 1024; ++i) q.on_queued(1);
+            left += 1024;
+        }
+        now += 10;
+        q.on_completed(per_call, at(now));
+        left -= per_call;
+        benchmark::ClobberMemory();
+    }
+    st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * per_call);
+}
+void bm_sw_completion(benchmark::State& st) { completion<sw_ns>(st, 64); }
+void bm_dql_completion_64_ns(benchmark::State& st) { completion<dql_ns>(st, 64); }
+void bm_sw_completion_per_item(benchmark::State& st) { completion<sw_ns>(st, 1); }
+void bm_dql_completion_per_item(benchmark::State& st) { completion<dql_ns>(st, 1); }
+BENCHMARK(bm_sw_completion);
+BENCHMARK(bm_dql_completion_64_ns);
+BENCHMARK(bm_sw_completion_per_item);
+BENCHMARK(bm_dql_completion_per_item);
+
+using ring_t = rings::spsc_ring<std::uint64_t, 1024>;
+void bm_channel_1thread_sw_per_item(benchmark::State& st) {
+    auto ring = std::make_unique<ring_t>();
+    auto ch = std::make_unique<qlimits::channel<ring_t, qlimits::software_limit<>>>(
+        *ring, qlimits::software_limit_config{});
+    std::uint64_t sum = 0, v = 0;
+    for (auto _ : st) {
+        for (std::uint64_t i = 0; i < 64; ++i) (void)ch->try_send(std::uint64_t{i});
+        for (int i = 0; i < 64; ++i) {
+            (void)ch->try_receive(v);
+            sum += v;
+        }
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
+    st.counters["limit"] = ch->limit();
+}
+BENCHMARK(bm_channel_1thread_sw_per_item);
+} // namespace

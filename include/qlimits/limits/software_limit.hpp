@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: MIT
+// qlimits/limits/software_limit.hpp: a queue limit for software rings (veth's ptr_ring, a tun
+// queue, a thread-to-thread queue), where an item is complete the moment the consumer takes it
+// and completions may come per item, per poll or coalesced by time. docs/software_limit.md has
+// the derivation; in short, the limit is the smallest number of units that
+//   (1) keeps the consumer busy while a stopped producer wakes up: the *lead*, measured in units
+//       the consumer drains between the moment the policy gives the producer room again and the
+//       moment the producer's next post is seen;
+//   (2) moves enough units per producer stop -> wake cycle that wake-ups cost at most a share of
+//       the consumer's work: the *step*. The producer gets room in steps (hysteresis), so one
+//       stop -> wake cycle moves `step` units instead of one, and a completion writes the
+//       producer's cache line once per step, not once per item;
+//   (3) keeps at least a cache line of pointers in flight (the *cache floor*, 8) when items are
+//       cheap enough that the line bouncing between the two cores would cost more than that share;
+// and never more than the drain rate times the sojourn budget (an item waits at most that
+// long), nor outside [min_limit, max_limit].
+//   limit = clamp(lead + step, floor, cap),  cap = drain_rate x sojourn_budget.
+//
+// Signals, all from the policy's own calls (no producer-side clock; on_queued(n) may come
+// without a time):
+//  - drain rate and sojourn: a sojourn_probe (sojourn_probe.hpp) times how long the backlog seen
+//    at one completion takes to drain; a drain_meter turns that into units per tick;
+//  - lead: when room is given to a producer that was over the limit, the completion side watches
+//    for the producer's next post; the units completed meanwhile are a lead sample. The ring
+//    running dry first is a starvation: the sample is doubled. The lead is the largest sample of
+//    the current and the previous window, so it shrinks within two windows once it is too big;
+//  - stop frequency: stops x step per unit completed over a window; it does not depend on the
+//    step (a producer that outruns the consumer stops once per step), so step = stop frequency x
+//    wake cost / overhead share is a fixed point, not a ratchet;
+//  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once.
+// Nothing grows unless the producer was held back by the limit: lead samples are taken only
+// when room is given to a producer that was over the limit, and starvation counts only then.
+//
+// Time: `now` is used for windows and sojourn samples only, so a coarse clock, or one read once
+// per batch, does no harm (a 0-tick sample waits in the meter until a window of ticks is full).
+// Ticks are Clock::duration; the configuration is in nanoseconds and converted once.
+//
+// Threading: on_queued()/available() belong to the producer; on_completed() and reset() to the
+// completion path. Each side must be serialised on its own; the two may run concurrently.
+// stats() may be called from any thread (each field read atomically; not one snapshot).
+// Per completion the policy touches only its completion line, and reads the producer's line
+// when the completions catch up with the last reading of it, once per step, and while it waits
+// for a woken producer's next post.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+
+#include "qlimits/clock.hpp"
+#include "qlimits/concepts.hpp"
+#include "qlimits/config.hpp"
+#include "qlimits/limits/sojourn_probe.hpp"
+
+namespace qlimits {
+inline namespace v0 {
+
+/// Largest single enqueue, dql's (UINT_MAX / 16), so traces and adapters behave alike.
+inline constexpr std::uint32_t software_max_object = std::numeric_limits<std::uint32_t>::max() / 16;
+/// Highest limit, dql's (UINT_MAX / 2 - max_object): limit + one object stays below 2^31, so
+/// the signed 32-bit available() cannot wrap while the producer honours it.
+inline constexpr std::uint32_t software_max_limit =
+    std::numeric_limits<std::uint32_t>::max() / 2 - software_max_object;
+
+/// Configuration of a software_limit. Times are in nanoseconds whatever the policy's clock.
+struct software_limit_config {
+    /// Lower bound. 1: a limit admits while inflight <= limit, so 1 keeps up to two items in
+    /// flight, one being consumed and one waiting: the least that never idles a consumer whose
+    /// item takes longer than a wake-up (dql.md: fixed limit 1 keeps full throughput at veth's
+    /// 3500 rules in the lab).
+    std::uint32_t min_limit = 1;
+    /// Upper bound. 4096: the largest ptr_ring a veth or tun queue is set up with in practice
+    /// (tx_queue_len 1000 default, ethtool rings up to 4096) and far below software_max_limit;
+    /// the sojourn budget is the bound that normally acts.
+    std::uint32_t max_limit = 4096;
+    /// Units kept in flight when items are cheap: 8, one 64-byte cache line of 8-byte ring
+    /// pointers, the floor found empirically for veth (limit_min=8, veth BQL series; its test
+    /// README: "one cache-line of ptr_ring pointers"). 0 turns the floor off.
+    std::uint32_t cache_floor = 8;
+    /// How long an item may wait in the ring: 100 us, veth BQL v7's tx-usecs default, the
+    /// interval its time-based completion "bounds actual queuing delay to". TCP Small Queues
+    /// budgets ~1 ms of data per socket; a software hop should wait much less than a TCP flow.
+    std::chrono::nanoseconds sojourn_budget = std::chrono::microseconds{100};
+    /// Prior for the CPU cost of one producer stop -> wake cycle: 2 us, a futex wake-up plus the
+    /// context switch it causes on current x86 Linux (1-5 us; lmbench lat_ctx, futex ping-pong
+    /// benchmarks). The policy cannot see CPU time; it sees how often the producer stops, and
+    /// sizes the step so that stops x wake_cost stay within the overhead share.
+    std::chrono::nanoseconds wake_cost = std::chrono::microseconds{2};
+    /// Cost per cache-line transfer between the producer's and the consumer's core: 100 ns, the
+    /// order of cross-core cache-to-cache latency on x86 servers (core-to-core latency
+    /// measurements, 50-150 ns). The cache floor applies while this is more than the overhead
+    /// share of one item's consumer time.
+    std::chrono::nanoseconds line_transfer_cost = std::chrono::nanoseconds{100};
+    /// Overheads (producer wake-ups, cache-line bouncing) may cost at most this share of the
+    /// consumer's work, in percent: 3. A design choice: where the consumer is the bottleneck
+    /// and pays for the wake-ups it makes, this share is lost throughput, and 3 % is the loss a
+    /// throughput measurement on a shared machine cannot tell from noise.
+    std::uint32_t overhead_share_pct = 10;
+    /// Estimation window: 1 ms. Lead samples live for one to two windows, the stop frequency is
+    /// measured over one. One Linux jiffy at HZ=1000, the shortest interval at which classic DQL
+    /// can change its limit at all; this policy shrinks at the end of every window.
+    std::chrono::nanoseconds window = std::chrono::milliseconds{1};
+
+    /// 1 <= min_limit <= max_limit <= software_max_limit; cache_floor <= software_max_limit;
+    /// sojourn_budget and window positive and below ~292 years; wake_cost and
+    /// line_transfer_cost >= 0; overhead_share_pct in [1, 100].
+    [[nodiscard]] constexpr bool valid() const noexcept {
+        return min_limit >= 1 && min_limit <= max_limit && max_limit <= software_max_limit &&
+               cache_floor <= software_max_limit && sojourn_budget.count() > 0 &&
+               window.count() > 0 && wake_cost.count() >= 0 && line_transfer_cost.count() >= 0 &&
+               overhead_share_pct >= 1 && overhead_share_pct <= 100;
+    }
+};
+
+/// What a software_limit knows and why its limit is what it is. Readable from any thread.
+struct software_limit_stats {
+    std::uint32_t limit;         ///< current limit (units)
+    std::uint32_t inflight;      ///< queued - completed (mod 2^32)
+    std::int64_t available;      ///< what the producer may still post (< 0: stopped)
+    std::uint32_t lead;          ///< units drained while a woken producer gets going
+    std::uint32_t step;          ///< units of room given per stop -> wake cycle (hysteresis)
+    std::uint32_t floor;         ///< the cache floor in force (0: items too costly for it)
+    std::uint32_t cap;           ///< drain rate x sojourn budget (the upper bound in force)
+    double drain_rate_per_s;     ///< estimated units drained per second while backlogged
+    double sojourn_last_ns;      ///< last sojourn sample (ns)
+    double stop_frequency;       ///< stops x step per unit completed, last window
+    std::uint64_t sojourn_samples; ///< sojourn samples taken
+    std::uint64_t stops;         ///< times room was given to a producer over the limit
+    std::uint64_t starvations;   ///< times the ring ran dry while the producer was held back
+    std::uint64_t budget_cuts;   ///< times a sojourn above the budget cut the limit
+    std::uint64_t rejected_enqueues; ///< enqueues refused for exceeding max_object
+};
+
+/// The software-interface queue limit (see the file comment).
+template <clock_source Clock = steady_clock_source>
+class software_limit {
+public:
+    using clock_type = Clock;
+    using duration = typename Clock::duration;
+    using time_point = typename Clock::time_point;
+    using config_type = software_limit_config;
+    using stats_type = software_limit_stats;
+    static constexpr std::uint32_t max_object = software_max_object;
+
+    /// An invalid cfg is a contract violation; if the handler returns, the defaults are used.
+    explicit software_limit(const config_type& cfg, time_point now) noexcept {
+        const config_type& use = cfg.valid() ? cfg : default_config_after_violation();
+        c_.min_limit = use.min_limit;
+        c_.max_limit = use.max_limit;
+        c_.cache_floor = use.cache_floor;
+        c_.budget = ticks_of_ns(use.sojourn_budget, 1);
+        c_.wake_cost = ticks_of_ns(use.wake_cost, 0);
+        c_.line_cost = ticks_of_ns(use.line_transfer_cost, 0);
+        c_.share = static_cast<double>(use.overhead_share_pct) / 100.0;
+        c_.window = ticks_of_ns(use.window, 1);
+        c_.meter.set_window(c_.budget);
+        reset(now);
+    }
+    software_limit(const software_limit&) = delete;
+    software_limit& operator=(const software_limit&) = delete;
+
+    // ---- producer side -------------------------------------------------------------------
+
+    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object.
+    bool on_queued(std::uint32_t n) noexcept {
+        if (n > max_object) [[unlikely]] {
+            p_.rejected.store(p_.rejected.load(std::memory_order_relaxed) + 1,
+                              std::memory_order_relaxed);
+            return false;
+        }
+        p_.queued.store(p_.queued.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+        return true;
+    }
+    /// The same; the time is not needed (the policy never reads a producer-side clock).
+    bool on_queued(std::uint32_t n, time_point) noexcept { return on_queued(n); }
+
+    /// Room published by the completion side minus what was queued, signed 32-bit; < 0: stop.
+    [[nodiscard]] std::int64_t available() const noexcept {
+        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_relaxed) -
+                                         p_.queued.load(std::memory_order_relaxed));
+    }
+
+    // ---- completion side -----------------------------------------------------------------
+
+    /// Report n units taken by the consumer, at now. More than is in flight is a contract
+    /// violation; if the handler returns, the call is refused (false) and nothing changes.
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        const std::uint32_t before = c_.completed.load(std::memory_order_relaxed);
+        if (n > c_.queued_seen - before) {
+            // The last reading of the producer's count is a lower bound; read it again.
+            c_.queued_seen = p_.queued.load(std::memory_order_relaxed);
+            if (n > c_.queued_seen - before) [[unlikely]] {
+                detail::contract_failed("software_limit::on_completed",
+                                        "over-completion: completed more than is in flight");
+                return false;
+            }
+        }
+        const std::uint32_t done = before + n;
+        c_.completed.store(done, std::memory_order_relaxed);
+        // Completions at the same time are one batch (a consumer that took them at once, or a
+        // caller that read the clock once for them): track the largest batch this window.
+        const std::uint64_t t = ticks_of(now);
+        c_.batch_run = t == c_.batch_time ? c_.batch_run + n : n;
+        c_.batch_time = t;
+        if (c_.batch_run > c_.batch_cur) c_.batch_cur = c_.batch_run;
+        if (t == c_.resolve_time) [[unlikely]] {
+            const std::uint32_t u =
+                c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
+            if (u > c_.lead_units_cur) c_.lead_units_cur = u;
+        }
+        if (c_.probe.armed()) {
+            if (c_.probe.on_completed(done, t))
+                on_sample(done);
+            else if (!c_.probe_cut && c_.probe.elapsed(t) > c_.budget) [[unlikely]]
+                over_budget_early(done, t);
+        }
+        // The common case ends here: room is given back in steps, the producer's count is read
+        // again only when the completions catch up with it, or while a woken producer is awaited.
+        if (done - c_.published_at < c_.step && done != c_.queued_seen && !c_.wake_pending &&
+            t - c_.settled_time < c_.budget) [[likely]]
+            return true;
+        settle(done, t);
+        return true;
+    }
+
+    /// Forget everything in flight and every estimate: counters to 0, the limit back to its
+    /// start (the cache floor within [min_limit, max_limit]). Call only while neither side runs.
+    void reset(time_point now) noexcept {
+        const std::uint64_t t = ticks_of(now);
+        p_.queued.store(0, std::memory_order_relaxed);
+        c_.completed.store(0, std::memory_order_relaxed);
+        c_.queued_seen = 0;
+        c_.published_at = 0;
+        c_.wake_pending = false;
+        c_.probe.disarm();
+        c_.meter = drain_meter{c_.budget};
+        c_.rate_fp.store(0, std::memory_order_relaxed);
+        c_.samples.store(0, std::memory_order_relaxed);
+        c_.stop_freq_seen.store(0, std::memory_order_relaxed);
+        c_.lead_cur = 0;
+        c_.lead_prev = 0;
+        c_.lead_units_cur = 0;
+        c_.lead_units_prev = 0;
+        c_.batch_cur = 0;
+        c_.batch_prev = 0;
+        c_.batch_run = 0;
+        c_.batch_time = t;
+        c_.rate_min_cur = 0;
+        c_.rate_min_prev = 0;
+        c_.empty_valid = false;
+        c_.wake_starved = false;
+        c_.probe_cut = false;
+        c_.wake_time = t;
+        c_.resolve_time = ~std::uint64_t{0};
+        c_.settled_time = t;
+        c_.published_time = t;
+        c_.window_start = t;
+        c_.window_completed = 0;
+        c_.window_stop_steps = 0;
+        c_.stop_freq = 0;
+        c_.stops.store(0, std::memory_order_relaxed);
+        c_.starvations.store(0, std::memory_order_relaxed);
+        c_.budget_cuts.store(0, std::memory_order_relaxed);
+        c_.sojourn_last.store(0, std::memory_order_relaxed);
+        const std::uint32_t start = clamp(c_.cache_floor, c_.min_limit, c_.max_limit);
+        c_.lead.store(0, std::memory_order_relaxed);
+        c_.floor.store(start, std::memory_order_relaxed);
+        c_.cap.store(c_.max_limit, std::memory_order_relaxed);
+        c_.step = 1;
+        c_.step_seen.store(1, std::memory_order_relaxed);
+        c_.limit.store(start, std::memory_order_relaxed);
+        publish(0, start);
+    }
+
+    // ---- observation ---------------------------------------------------------------------
+
+    [[nodiscard]] std::uint32_t limit() const noexcept {
+        return c_.limit.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] std::uint32_t inflight() const noexcept {
+        return p_.queued.load(std::memory_order_relaxed) -
+               c_.completed.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] software_limit_stats stats() const noexcept {
+        const double rate = static_cast<double>(c_.rate_fp.load(std::memory_order_relaxed)) /
+                            static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        return software_limit_stats{
+            .limit = limit(),
+            .inflight = inflight(),
+            .available = available(),
+            .lead = c_.lead.load(std::memory_order_relaxed),
+            .step = c_.step_seen.load(std::memory_order_relaxed),
+            .floor = c_.floor.load(std::memory_order_relaxed),
+            .cap = c_.cap.load(std::memory_order_relaxed),
+            .drain_rate_per_s = rate / ns_per_tick() * 1e9,
+            .sojourn_last_ns =
+                static_cast<double>(c_.sojourn_last.load(std::memory_order_relaxed)) *
+                ns_per_tick(),
+            .stop_frequency = c_.stop_freq_seen.load(std::memory_order_relaxed),
+            .sojourn_samples = c_.samples.load(std::memory_order_relaxed),
+            .stops = c_.stops.load(std::memory_order_relaxed),
+            .starvations = c_.starvations.load(std::memory_order_relaxed),
+            .budget_cuts = c_.budget_cuts.load(std::memory_order_relaxed),
+            .rejected_enqueues = p_.rejected.load(std::memory_order_relaxed),
+        };
+    }
+
+private:
+    static const config_type& default_config_after_violation() noexcept {
+        detail::contract_failed("software_limit::software_limit",
+                                "invalid software_limit_config (see software_limit_config::valid())");
+        static constexpr config_type defaults{};
+        return defaults;
+    }
+    static std::uint64_t ticks_of(time_point t) noexcept {
+        return static_cast<std::uint64_t>(t.time_since_epoch().count());
+    }
+    static constexpr double ns_per_tick() noexcept {
+        return 1e9 * static_cast<double>(duration::period::num) /
+               static_cast<double>(duration::period::den);
+    }
+    // Nanoseconds to ticks, rounded up (a budget shorter than a tick is one tick), at least lo.
+    static std::uint64_t ticks_of_ns(std::chrono::nanoseconds d, std::uint64_t lo) noexcept {
+        const double t = std::ceil(static_cast<double>(d.count()) / ns_per_tick());
+        const auto v = t >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
+                                   : static_cast<std::uint64_t>(t);
+        return v < lo ? lo : v;
+    }
+    static constexpr std::uint32_t clamp(std::uint64_t v, std::uint32_t lo,
+                                         std::uint32_t hi) noexcept {
+        return v < lo ? lo : (v > hi ? hi : static_cast<std::uint32_t>(v));
+    }
+
+    // Give the producer room up to limit units past what is completed.
+    void publish(std::uint32_t done, std::uint32_t lim) noexcept {
+        c_.published_at = done;
+        c_.adj_pub = done + lim;
+        p_.adj_limit.store(c_.adj_pub, std::memory_order_relaxed);
+    }
+
+    // A lead sample: from giving room to a held producer to seeing its next post, in ticks and
+    // in units completed meanwhile. The limit uses the smaller of the two conversions: units
+    // measured while items were cheap overstate the lead once they are costly, and ticks
+    // measured between costly completions overstate it once they are cheap.
+    void lead_sample(std::uint64_t ticks, std::uint32_t units) noexcept {
+        if (static_cast<std::int64_t>(ticks) < 0) ticks = 0; // a clock that went backwards
+        if (ticks > c_.lead_cur) c_.lead_cur = ticks;
+        if (units > c_.lead_units_cur) c_.lead_units_cur = units;
+    }
+
+    // The probe finished: the backlog seen at arming took `sojourn` ticks to drain.
+    void on_sample(std::uint32_t done) noexcept {
+        const sojourn_sample& smp = c_.probe.last();
+        count(c_.samples);
+        c_.sojourn_last.store(smp.sojourn, std::memory_order_relaxed);
+        rate_sample(smp.drained, smp.sojourn);
+        if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, smp.drained, smp.sojourn);
+    }
+
+    // Units drained in ticks, into the meter; each meter reading (an average over at least a
+    // budget of backlogged time) also updates the slowest reading of this window. A sample
+    // within one tick is dropped: units completed at the same time were taken at once (or
+    // stamped with one clock reading) and say nothing about a rate.
+    void rate_sample(std::uint32_t units, std::uint64_t ticks) noexcept {
+        if (ticks == 0) return;
+        if (c_.meter.add(units, ticks)) {
+            const std::uint64_t r = c_.meter.rate_fp();
+            c_.rate_fp.store(r, std::memory_order_relaxed);
+            if (c_.rate_min_cur == 0 || r < c_.rate_min_cur) c_.rate_min_cur = r;
+        }
+    }
+
+    // The armed probe has been running longer than the budget: its sample will exceed it. Cut
+    // now to what drained so far in the budget, rather than after the backlog has drained.
+    void over_budget_early(std::uint32_t done, std::uint64_t t) noexcept {
+        c_.probe_cut = true;
+        cut_to_budget(done, c_.probe.drained(done), c_.probe.elapsed(t));
+    }
+
+    // Limit to what drains within the budget at the rate `drained` per `ticks`, if lower.
+    void cut_to_budget(std::uint32_t done, std::uint32_t drained, std::uint64_t ticks) noexcept {
+        const double fit = static_cast<double>(drained) * static_cast<double>(c_.budget) /
+                           static_cast<double>(ticks);
+        const std::uint32_t cut = clamp(static_cast<std::uint64_t>(fit), c_.min_limit,
+                                        c_.max_limit);
+        if (cut >= c_.limit.load(std::memory_order_relaxed)) return;
+        count(c_.budget_cuts);
+        c_.lead_cur = c_.lead_prev = 0;
+        c_.lead_units_cur = c_.lead_units_prev = 0;
+        set_limit(cut, cut < c_.step ? cut : c_.step);
+        c_.cap.store(cut, std::memory_order_relaxed);
+        // Less room from here on: the producer sees the smaller adj_limit at once.
+        if (static_cast<std::int32_t>(done + cut - c_.adj_pub) < 0) publish(done, cut);
+    }
+
+    void set_limit(std::uint32_t lim, std::uint32_t step) noexcept {
+        c_.limit.store(lim, std::memory_order_relaxed);
+        c_.step = step == 0 ? 1 : step;
+        c_.step_seen.store(c_.step, std::memory_order_relaxed);
+    }
+
+    // The slow path: read the producer's count, follow a woken producer, roll the window,
+    // recompute the limit, give room.
+    void settle(std::uint32_t done, std::uint64_t t) noexcept {
+        const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
+        c_.queued_seen = q;
+        c_.settled_time = t;
+        const std::uint32_t inflight = q - done;
+        // The producer went past the room it was given: it is stopped (or stops at its next
+        // look at available()); the limit, not the producer, is holding work back.
+        const bool held = static_cast<std::int32_t>(q - c_.adj_pub) > 0;
+
+        if (c_.wake_pending) {
+            if (q != c_.wake_queued) {
+                // The woken producer has posted, at some time since the last look that did not
+                // see it: the wait is a lead sample, both in ticks and in units completed
+                // meanwhile. The midpoint between that last look and this one, unless the ring
+                // ran dry meanwhile: then all of it (the consumer idled, the lead was short).
+                if (c_.wake_starved) {
+                    lead_sample(t - c_.wake_time, done - c_.wake_done);
+                } else {
+                    // In units only those completed before that last look: units reported at
+                    // once (a batch taken together) say nothing about when the post came.
+                    const std::uint64_t lo = c_.wake_checked - c_.wake_time;
+                    lead_sample(lo + (t - c_.wake_checked) / 2,
+                                c_.wake_checked_done - c_.wake_done +
+                                    (done - c_.wake_checked_done) / 2);
+                    // Completions still to come at this same time belong to this look (a batch
+                    // reported item by item): on_completed() extends the sample with them.
+                    c_.resolve_time = t;
+                }
+                c_.wake_pending = false;
+            } else {
+                // Completions at the very time room was given belong to the batch that gave
+                // it (reported item by item), not to the wait: move the start past them.
+                if (t == c_.wake_time) c_.wake_done = done;
+                c_.wake_checked = t;
+                c_.wake_checked_done = done;
+                if (inflight == 0 && t != c_.wake_time) {
+                    // Dry, later than room was given, before the woken producer posted: the
+                    // consumer idles (within the batch that gave room, a consumer that takes
+                    // everything at once is still busy with what it took). Keep waiting.
+                    if (!c_.wake_starved) count(c_.starvations);
+                    c_.wake_starved = true;
+                } else if (done - c_.published_at < c_.step) {
+                    return; // still waiting for it
+                }
+            }
+        }
+        if (inflight == 0 && held) {
+            // Dry while the producer was held back: room comes only with completions, and this
+            // batch of them took everything in flight (per poll, or coalesced). The lead must
+            // cover a whole such batch: as a sample, twice the units it reported.
+            lead_sample(t - c_.published_time, 2 * (done - c_.published_at));
+            count(c_.starvations);
+        }
+
+        if (t - c_.window_start >= c_.window) roll_window(done, t);
+        recompute();
+
+        const std::uint32_t lim = c_.limit.load(std::memory_order_relaxed);
+        // Room is given in steps: a held producer gets it once `step` units fit (inflight <=
+        // limit + 1 - step), a running one every `step` completions; at once when the ring ran
+        // dry or the limit went down.
+        const bool due = held ? std::int64_t{inflight} <= std::int64_t{lim} + 1 - c_.step
+                              : done - c_.published_at >= c_.step;
+        if (due || inflight == 0 || static_cast<std::int32_t>(done + lim - c_.adj_pub) < 0) {
+            publish(done, lim);
+            c_.published_time = t;
+            // Room for a held producer: it is woken now (the adapters wake it when available()
+            // turns >= 0), so time how long until its next post shows.
+            if (held && !c_.wake_pending && static_cast<std::int32_t>(c_.adj_pub - q) >= 0) {
+                count(c_.stops);
+                c_.window_stop_steps += c_.step;
+                c_.wake_pending = true;
+                c_.wake_starved = false;
+                c_.wake_time = t;
+                c_.wake_checked = t;
+                c_.wake_done = done;
+                c_.wake_checked_done = done;
+                c_.wake_queued = q;
+            }
+        }
+        if (inflight != 0) {
+            if (!c_.probe.armed() && c_.probe.arm(q, done, t)) c_.probe_cut = false;
+            return;
+        }
+        // An empty ring has no backlog to time (completions that always empty it: per poll, a
+        // consumer that takes everything at once, or one faster than the producer). Between two
+        // such moments the consumer worked off either the units it took at the first (take
+        // all, then work) or those it reports at the second (work, then report): the larger of
+        // the two over the time between is a rate sample. Only when the producer was held back
+        // at the first moment (or just given room): it then had work ready, and the time between
+        // is the consumer's, not a pause of the producer's.
+        const std::uint32_t units = done - c_.empty_done;
+        if (c_.empty_valid && c_.empty_held && units != 0)
+            rate_sample(units > c_.empty_units ? units : c_.empty_units, t - c_.empty_time);
+        c_.empty_valid = true;
+        c_.empty_held = held || c_.wake_pending;
+        c_.empty_units = units;
+        c_.empty_done = done;
+        c_.empty_time = t;
+    }
+
+    void roll_window(std::uint32_t done, std::uint64_t t) noexcept {
+        const std::uint32_t units = done - c_.window_completed;
+        c_.stop_freq = units == 0 ? 0.0
+                                  : static_cast<double>(c_.window_stop_steps) /
+                                        static_cast<double>(units);
+        c_.stop_freq_seen.store(c_.stop_freq, std::memory_order_relaxed);
+        c_.window_stop_steps = 0;
+        c_.window_completed = done;
+        c_.lead_prev = c_.lead_cur;
+        c_.lead_cur = 0;
+        c_.lead_units_prev = c_.lead_units_cur;
+        c_.lead_units_cur = 0;
+        c_.batch_prev = c_.batch_cur;
+        c_.batch_cur = 0;
+        c_.rate_min_prev = c_.rate_min_cur;
+        c_.rate_min_cur = 0;
+        c_.window_start = t;
+    }
+
+    // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
+    // reading (each an average over at least a budget of backlogged time) of this and the last
+    // window. Room is given for the costliest items seen lately, so room given while items were
+    // cheap does not become a long wait when they turn costly again; averaging over a budget
+    // keeps one preempted sample (a scheduler pause) from collapsing the limit.
+    [[nodiscard]] std::uint64_t planning_rate() const noexcept {
+        std::uint64_t r = c_.meter.rate_fp();
+        for (const std::uint64_t s : {c_.rate_min_cur, c_.rate_min_prev})
+            if (s != 0 && (r == 0 || s < r)) r = s;
+        return r;
+    }
+    // Units drained in `ticks` at rate_fp: rounded up for what must be covered (the lead),
+    // down for what must not be exceeded (the budget), saturating at 2^32.
+    static std::uint64_t units_at(std::uint64_t rate_fp, std::uint64_t ticks, bool up) noexcept {
+        const double u = static_cast<double>(rate_fp) * static_cast<double>(ticks) /
+                         static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        if (u >= 4.0e9) return std::uint64_t{1} << 32;
+        return static_cast<std::uint64_t>(up ? std::ceil(u) : std::floor(u));
+    }
+
+    // limit = clamp(lead + step, floor, cap) (see the file comment).
+    void recompute() noexcept {
+        const std::uint64_t rate = planning_rate();
+        if (rate == 0) return; // nothing measured yet: keep the starting limit
+        const std::uint32_t cap = clamp(units_at(rate, c_.budget, false),
+                                        c_.min_limit, c_.max_limit);
+        const double per_tick = static_cast<double>(rate) /
+                                static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        // The cache floor pays while bouncing a line costs more than the share of an item.
+        const bool floor_pays = static_cast<double>(c_.line_cost) * per_tick > c_.share;
+        const std::uint32_t floor = clamp(
+            floor_pays ? (c_.cache_floor < cap ? c_.cache_floor : cap) : 0U, c_.min_limit,
+            c_.max_limit);
+        const std::uint64_t lead_ticks = c_.lead_cur > c_.lead_prev ? c_.lead_cur : c_.lead_prev;
+        const std::uint32_t lead_counted =
+            c_.lead_units_cur > c_.lead_units_prev ? c_.lead_units_cur : c_.lead_units_prev;
+        double lead_units = static_cast<double>(lead_ticks) * per_tick;
+        if (static_cast<double>(lead_counted) < lead_units)
+            lead_units = static_cast<double>(lead_counted);
+        // Units of consumer work one wake-up costs, times the stops per unit (x step).
+        const double want =
+            c_.stop_freq * static_cast<double>(c_.wake_cost) * per_tick / c_.share;
+        std::uint64_t step = want < 1.0 ? 1 : static_cast<std::uint64_t>(std::ceil(want));
+        if (step > cap) step = cap;
+        // Room is given when `step` units have completed since the producer stopped at limit + 1,
+        // or more when completions come in bigger batches: limit + 1 - max(step, batch) are then
+        // in flight, and must outlast the wake-up (the lead) by at most the item in service, so
+        // limit = lead + max(step, batch) - 1 (rounded up) suffices.
+        const std::uint32_t batch = c_.batch_cur > c_.batch_prev ? c_.batch_cur : c_.batch_prev;
+        const double room = static_cast<double>(step > batch ? step : batch);
+        const double need = std::ceil(lead_units + room - 1.0);
+        const std::uint64_t want_lim = need >= 4.0e9 ? std::uint64_t{1} << 32
+                                       : need < 1.0  ? 1
+                                                     : static_cast<std::uint64_t>(need);
+        const std::uint32_t lim = clamp(want_lim, floor, cap);
+        set_limit(lim, static_cast<std::uint32_t>(step > lim ? lim : step));
+        const double lead_shown = std::ceil(lead_units);
+        c_.lead.store(lead_shown >= static_cast<double>(c_.max_limit)
+                          ? c_.max_limit
+                          : static_cast<std::uint32_t>(lead_shown),
+                      std::memory_order_relaxed);
+        c_.floor.store(floor_pays ? floor : 0, std::memory_order_relaxed);
+        c_.cap.store(cap, std::memory_order_relaxed);
+    }
+
+    static void count(std::atomic<std::uint64_t>& c) noexcept {
+        c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+
+    // What on_queued()/available() touch, in one line; adj_limit is written by the completion
+    // side once per step.
+    struct alignas(cache_line_size) producer_line {
+        std::atomic<std::uint32_t> queued{0};
+        std::atomic<std::uint32_t> adj_limit{0};
+        std::atomic<std::uint64_t> rejected{0};
+    };
+    // The completion side's own state: the per-item fields first.
+    struct alignas(cache_line_size) completion_line {
+        std::atomic<std::uint32_t> completed{0};
+        std::uint32_t queued_seen = 0;  // last reading of producer_line::queued (a lower bound)
+        std::uint32_t published_at = 0; // completed count when room was last given
+        std::uint32_t step = 1;         // units completed between two gifts of room
+        bool wake_pending = false;      // room given to a held producer; its next post awaited
+        sojourn_probe probe;
+        std::uint32_t adj_pub = 0;      // the adj_limit last published
+        std::uint32_t wake_queued = 0; // the producer's count when room was given to it
+        bool wake_starved = false;     // the ring ran dry while that producer was awaited
+        bool probe_cut = false;        // the armed probe already cut the limit
+        std::uint64_t settled_time = 0; // last slow path: it runs at least once per budget
+        std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
+        std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
+        std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
+        std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times
+        std::uint64_t resolve_time = ~std::uint64_t{0}; // when the last wake was seen to end
+        std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
+        std::uint32_t batch_run = 0;                 // units completed at batch_time so far
+        std::uint64_t batch_time = 0;                // time of the last completion
+        std::uint64_t rate_min_cur = 0, rate_min_prev = 0; // slowest meter reading per window
+        bool empty_valid = false;                   // an empty-ring moment is remembered
+        bool empty_held = false;                    // ... the producer was held back then
+        std::uint32_t empty_done = 0;               // ... its completed count
+        std::uint32_t empty_units = 0;              // ... and the units completed just before
+        std::uint64_t empty_time = 0;               // ... and its time
+        std::uint32_t window_completed = 0;
+        std::uint64_t window_start = 0, window_stop_steps = 0;
+        double stop_freq = 0;
+        drain_meter meter;
+        // Configuration, in ticks.
+        std::uint32_t min_limit = 1, max_limit = 1, cache_floor = 0;
+        std::uint64_t budget = 1, wake_cost = 0, line_cost = 0, window = 1;
+        double share = 0.1;
+        // Read by stats() from any thread.
+        std::atomic<std::uint32_t> limit{0}, lead{0}, step_seen{1}, floor{0}, cap{0};
+        std::atomic<std::uint64_t> rate_fp{0}, sojourn_last{0}, samples{0};
+        std::atomic<double> stop_freq_seen{0};
+        std::atomic<std::uint64_t> stops{0}, starvations{0}, budget_cuts{0};
+    };
+
+    producer_line p_;
+    completion_line c_;
+};
+
+static_assert(limit_policy<software_limit<>>);
+static_assert(limit_policy<software_limit<manual_clock<>>>);
+
+} // namespace v0
+} // namespace qlimits

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Check the software_limit targets (docs/software_limit.md) on `qlimits-lab run --json` output.
+
+usage: sw_targets.py RESULT.json [...]   (runs that include none, dql-*, sw-* and fixed-1..256)
+
+Per case it prints the T6 reference (the smallest fixed-N whose throughput reaches 0.97x none)
+and, for every sw row: throughput / none, sojourn p99 / that reference's, CPU ns per item /
+none's (T9) and producer wake-ups / dql-item's. Exit status 1 if any sw-item row (sw in
+scenarios with one completion mode) misses T6 or T9, so a sweep can count failures.
+"""
+import json
+import sys
+
+
+def metric(r, k):
+    v = r["metrics"].get(k)
+    return None if v is None else float(v)
+
+
+def main(paths):
+    cases = {}
+    for p in paths:
+        with open(p) as f:
+            for r in json.load(f):  # a case is one file's scenario and case label
+                cases.setdefault((r["scenario"], r["case"], p), []).append(r)
+    failures = 0
+    for (scen, case, path), rs in cases.items():
+        by = {r["policy"]: r for r in rs}
+        none = by.get("none")
+        if none is None:
+            continue
+        tp0 = metric(none, "throughput_pps")
+        fixed = sorted((int(n.split("-")[1]), r) for n, r in by.items()
+                       if n.startswith("fixed-") and n.split("-")[1].isdigit())
+        ref = next(((n, r) for n, r in fixed if metric(r, "throughput_pps") >= 0.97 * tp0), None)
+        ref_soj = metric(ref[1], "sojourn_p99_us") if ref else None
+
+        def cpu(r):
+            a, b = metric(r, "producer_cpu_ns_per_item"), metric(r, "consumer_cpu_ns_per_item")
+            return None if a is None or b is None else a + b
+
+        dql = by.get("dql-item") or by.get("dql")
+        for name, r in sorted(by.items()):
+            if not name.startswith("sw"):
+                continue
+            tp = metric(r, "throughput_pps") / tp0
+            soj = metric(r, "sojourn_p99_us")
+            soj_x = soj / ref_soj if ref_soj else None
+            cpu_x = cpu(r) / cpu(none) if cpu(r) and cpu(none) else None
+            wk, wk_dql = metric(r, "producer_wakeups_per_s"), dql and metric(dql, "producer_wakeups_per_s")
+            t6 = tp >= 0.97 and soj_x is not None and soj_x <= 1.5
+            t9 = (cpu_x is None or cpu_x <= 1.1) and (wk is None or wk_dql is None or wk <= wk_dql)
+            main_row = name in ("sw-item", "sw")
+            if main_row and not (t6 and t9):
+                failures += 1
+            print(f"{path.split('/')[-1]:12} {scen:12} {case:26} {name:9} tput {tp:6.3f}x  soj.p99 {soj:9.2f} us"
+                  f"  ref fixed-{ref[0] if ref else '-':<4} x{soj_x if soj_x else float('nan'):6.2f}"
+                  f"  cpu x{cpu_x if cpu_x else float('nan'):5.2f}"
+                  f"  p.wake {wk if wk is not None else float('nan'):9.3g} (dql {wk_dql if wk_dql is not None else float('nan'):9.3g})"
+                  f"  T6 {'ok' if t6 else 'MISS'}  T9 {'ok' if t9 else 'MISS'}")
+    print(f"{failures} sw-item/sw rows miss T6 or T9")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

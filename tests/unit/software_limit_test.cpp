@@ -1,0 +1,230 @@
+// Unit tests of qlimits::software_limit, one mechanism at a time (docs/software_limit.md).
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+#include "contract_probe.hpp"
+#include "qlimits/limits/software_limit.hpp"
+#include "sw_workload.hpp"
+
+namespace {
+using clock_ns = qlimits::manual_clock<std::chrono::nanoseconds>;
+using tp = clock_ns::time_point;
+using sw = qlimits::software_limit<clock_ns>;
+tp at(std::uint64_t ns) { return tp{std::chrono::nanoseconds{ns}}; }
+} // namespace
+
+TEST_CASE("software_limit: config validity, and an invalid config is refused for the defaults") {
+    CHECK(qlimits::software_limit_config{}.valid());
+    qlimits::software_limit_config c{};
+    c.min_limit = 0;
+    CHECK_FALSE(c.valid());
+    c = {};
+    c.min_limit = 10;
+    c.max_limit = 9;
+    CHECK_FALSE(c.valid());
+    c = {};
+    c.max_limit = qlimits::software_max_limit + 1;
+    CHECK_FALSE(c.valid());
+    c = {};
+    c.sojourn_budget = std::chrono::nanoseconds{0};
+    CHECK_FALSE(c.valid());
+    c = {};
+    c.window = std::chrono::nanoseconds{-1};
+    CHECK_FALSE(c.valid());
+    c = {};
+    c.wake_cost = std::chrono::nanoseconds{-1};
+    CHECK_FALSE(c.valid());
+    c = {};
+    c.overhead_share_pct = 0;
+    CHECK_FALSE(c.valid());
+    c.overhead_share_pct = 101;
+    CHECK_FALSE(c.valid());
+
+    test::contract_probe probe;
+    c.cache_floor = 3;
+    sw p(c, at(0));
+    CHECK(probe.count() == 1);
+    CHECK(p.limit() == 8); // the default cache floor, not the 3 of the refused config
+}
+
+TEST_CASE("software_limit: starts at the cache floor within its bounds; available = room left") {
+    sw p({}, at(0));
+    CHECK(p.limit() == 8);
+    CHECK(p.available() == 8);
+    for (int i = 0; i < 9; ++i) CHECK(p.on_queued(1));
+    CHECK(p.available() == -1); // admitted while >= 0: limit + one item, as dql
+    CHECK(p.inflight() == 9);
+
+    qlimits::software_limit_config c{};
+    c.cache_floor = 0;
+    sw q(c, at(0));
+    CHECK(q.limit() == 1); // min_limit
+    c.cache_floor = 100;
+    c.max_limit = 50;
+    sw r(c, at(0));
+    CHECK(r.limit() == 50);
+}
+
+TEST_CASE("software_limit: refuses over-completion and oversized enqueues, changing nothing") {
+    test::contract_probe probe;
+    sw p({}, at(0));
+    CHECK_FALSE(p.on_queued(qlimits::software_max_object + 1));
+    CHECK(p.stats().rejected_enqueues == 1);
+    CHECK(p.on_queued(3));
+    CHECK_FALSE(p.on_completed(4, at(10)));
+    CHECK(probe.count() == 1);
+    CHECK(p.inflight() == 3);
+    CHECK(p.on_completed(3, at(10)));
+    CHECK(p.inflight() == 0);
+}
+
+TEST_CASE("software_limit: counters wrap at 2^32 without harm") {
+    sw p({}, at(0));
+    const std::uint32_t big = qlimits::software_max_object;
+    std::uint64_t now = 0;
+    // 17 objects of 2^28 - 1 units carry the counters past 2^32.
+    for (int i = 0; i < 17; ++i) {
+        CHECK(p.on_queued(big));
+        CHECK(p.on_completed(big, at(now += 1000)));
+        CHECK(p.inflight() == 0);
+    }
+    CHECK(p.on_queued(5));
+    CHECK(p.inflight() == 5);
+    CHECK(p.on_completed(5, at(now += 1000)));
+    CHECK(p.limit() >= 1);
+    CHECK(p.limit() <= qlimits::software_limit_config{}.max_limit);
+}
+
+TEST_CASE("software_limit: reset forgets what is in flight and every estimate") {
+    sw p({}, at(0));
+    test::workload w;
+    (void)test::drive(p, w);
+    CHECK(p.stats().drain_rate_per_s > 0);
+    p.reset(at(w.duration_ns + 1));
+    CHECK(p.inflight() == 0);
+    CHECK(p.limit() == 8);
+    CHECK(p.available() == 8);
+    CHECK(p.stats().drain_rate_per_s == 0);
+    CHECK(p.stats().sojourn_samples == 0);
+}
+
+TEST_CASE("software_limit: estimates the drain rate while there is a backlog") {
+    sw p({}, at(0));
+    test::workload w; // consumer 450 ns per item: 2.22 M/s
+    (void)test::drive(p, w);
+    const auto s = p.stats();
+    CHECK(s.sojourn_samples > 100);
+    CHECK(s.drain_rate_per_s > 1.9e6);
+    CHECK(s.drain_rate_per_s < 2.5e6);
+}
+
+TEST_CASE("software_limit: the sojourn budget caps the limit (drain rate x budget)") {
+    // A slow consumer, 20 us per item: 100 us of budget is 5 items.
+    test::workload w;
+    w.consumer_ns = 20'000;
+    sw p({}, at(0));
+    const auto o = test::drive(p, w);
+    CHECK(p.stats().cap <= 5);
+    CHECK(o.limit_max <= 5);
+    CHECK(o.taken > 900); // 20 ms / 20 us, minus a start
+    // A budget of 1 ms lets it go to the lead + step it needs, still under 50.
+    qlimits::software_limit_config c{};
+    c.sojourn_budget = std::chrono::milliseconds{1};
+    sw q(c, at(0));
+    (void)test::drive(q, w);
+    CHECK(q.stats().cap >= 45);
+    CHECK(q.stats().cap <= 55);
+}
+
+TEST_CASE("software_limit: a consumer that slows down is cut to the budget within about one") {
+    sw p({}, at(0));
+    test::workload w; // fast consumer first
+    w.duration_ns = 5'000'000;
+    (void)test::drive(p, w);
+    // Now each item takes 50 us: anything queued beyond 2 items waits over the budget.
+    std::uint64_t now = w.duration_ns + 1000;
+    p.reset(at(now));
+    for (int i = 0; i < 9; ++i) p.on_queued(1);
+    std::uint32_t limit_after = 0;
+    for (int i = 0; i < 9; ++i) {
+        now += 50'000;
+        p.on_completed(1, at(now));
+        if (i == 3) limit_after = p.limit(); // 200 us later
+    }
+    CHECK(limit_after <= 2);
+    CHECK(p.stats().budget_cuts >= 1);
+}
+
+TEST_CASE("software_limit: a fast producer gets room in steps (one stop moves many items)") {
+    // Producer 50 ns per item, consumer 500 ns: the producer hits the limit every cycle. A 2 us
+    // wake costs 4 items of consumer work, so at a 10% share a cycle must move ~40 items.
+    test::workload w;
+    w.producer_ns = 50;
+    w.consumer_ns = 500;
+    w.wake_ns = 2000;
+    sw p({}, at(0));
+    std::uint32_t max_step = 0;
+    std::uint64_t completions = 0, gifts = 0;
+    (void)test::drive(p, w, [&](const sw& q, std::uint64_t t) {
+        if (t < w.duration_ns / 2) return;
+        max_step = std::max(max_step, q.stats().step);
+        ++completions;
+        // available + inflight = room given - completed: it equals the limit right after room
+        // was given, and falls by one per completion until the next gift.
+        if (q.available() + q.inflight() == q.limit()) ++gifts;
+    });
+    CHECK(max_step >= 20);
+    CHECK(gifts * 10 <= completions); // room given at most once per 10 completions
+    CHECK(p.stats().stop_frequency > 0.5);
+}
+
+TEST_CASE("software_limit: no growth while the producer is the bottleneck") {
+    // Producer 2 us per item, consumer 450 ns: the ring never holds more than one or two items.
+    test::workload w;
+    w.producer_ns = 2000;
+    sw p({}, at(0));
+    const std::uint32_t start = p.limit();
+    const auto o = test::drive(p, w);
+    CHECK(o.limit_max <= start);
+    CHECK(o.stops == 0);
+    CHECK(p.stats().lead == 0);
+}
+
+TEST_CASE("software_limit: per-poll completions make room for the poll (the batch term)") {
+    test::workload w;
+    w.mode = test::report::per_poll;
+    sw p({}, at(0));
+    const auto o = test::drive(p, w);
+    // A poll of up to 64 is reported at its end: room below 64 would dry the ring every poll.
+    CHECK(o.limit_mean > 64);
+    CHECK(o.limit_max <= p.stats().cap);
+    // Throughput close to the consumer's 2.22 M/s over 20 ms.
+    CHECK(o.taken > 40'000);
+}
+
+TEST_CASE("software_limit: a coarse clock (one reading for many completions) does no harm") {
+    sw p({}, at(0));
+    std::uint64_t now = 0;
+    for (int round = 0; round < 1000; ++round) {
+        while (p.available() >= 0) p.on_queued(1);
+        const std::uint32_t n = p.inflight();
+        for (std::uint32_t i = 0; i < n; ++i) p.on_completed(1, at(now)); // all at one time
+        now += 1'000'000; // the clock moves only between rounds (a 1 ms tick)
+        CHECK(p.limit() >= 1);
+        CHECK(p.limit() <= qlimits::software_limit_config{}.max_limit);
+    }
+    CHECK(p.inflight() == 0);
+}
+
+TEST_CASE("software_limit: works on the jiffy clock (1 ms ticks) with a budget below a tick") {
+    qlimits::software_limit<qlimits::manual_clock<std::chrono::milliseconds>> p(
+        {}, qlimits::manual_clock<std::chrono::milliseconds>::time_point{});
+    test::workload w;
+    w.duration_ns = 50'000'000;
+    const auto o = test::drive(p, w);
+    CHECK(o.taken > 50'000);
+    CHECK(p.limit() >= 1);
+}

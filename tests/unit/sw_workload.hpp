@@ -1,0 +1,179 @@
+// Test aid: a small deterministic producer -> ring -> consumer loop that drives a limit policy
+// the way tx_gate and channel do (the producer stops when available() < 0 and is woken, after a
+// latency, by the completion that makes it >= 0), with the consumer reporting completions per
+// item, per poll, or coalesced over a time window. Or the consumer takes up to a poll's worth at
+// once and then works them off (take_all, as channel::receive_batch), reporting what it took
+// per item or per batch, with the time read at any grain. Used by the software_limit unit and
+// property tests to check behaviour, never timings.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+
+#include "qlimits/clock.hpp"
+
+namespace test {
+
+enum class report : std::uint8_t { per_item, per_poll, coalesced };
+
+struct workload {
+    std::uint64_t producer_ns = 400;   ///< per item while running
+    std::uint64_t consumer_ns = 450;   ///< per item
+    std::uint64_t wake_ns = 1000;      ///< stopped producer: wake-up latency
+    std::uint64_t consumer_wake_ns = 2000;
+    std::uint32_t poll_budget = 64;
+    std::uint32_t ring = 256;
+    std::uint64_t coalesce_ns = 100'000; ///< report at least this often when coalesced
+    report mode = report::per_item;
+    std::uint64_t duration_ns = 20'000'000;
+    std::uint64_t burst_every_ns = 0;  ///< 0: flood; else the producer idles between bursts
+    std::uint32_t burst_items = 64;
+    bool take_all = false;             ///< take up to poll_budget at once, then work them off
+    std::uint64_t clock_grain_ns = 1;  ///< the policy sees now rounded down to this
+};
+
+struct outcome {
+    std::uint64_t taken = 0;
+    double limit_mean = 0;        ///< time-weighted over the second half
+    std::uint32_t limit_min = ~0U, limit_max = 0;
+    std::uint64_t sojourn_max_ns = 0;
+    std::uint64_t stops = 0;
+};
+
+/// Run `w` through policy `p` (any limit_policy on a nanosecond manual clock); `observe` is
+/// called after every completion with (policy, now).
+template <class Policy, class Observe>
+outcome drive(Policy& p, const workload& w, Observe&& observe) {
+    using tp = typename Policy::time_point;
+    using dur = typename tp::duration;
+    const auto at = [&w](std::uint64_t ns) {
+        ns -= ns % (w.clock_grain_ns == 0 ? 1 : w.clock_grain_ns);
+        return tp{std::chrono::duration_cast<dur>(std::chrono::nanoseconds{ns})};
+    };
+    outcome o;
+    std::deque<std::uint64_t> ring; // post times
+    std::uint64_t t = 0, next_post = 0, consumer_free = 0, wake_at = 0, burst_start = 0;
+    std::uint64_t burst_left = w.burst_items;
+    bool stopped = false, woken = false, consumer_asleep = true;
+    std::uint32_t polled = 0, pending = 0;
+    std::uint64_t pending_since = 0, limit_t = w.duration_ns / 2;
+    double limit_area = 0;
+    std::uint32_t last_limit = p.limit();
+    const auto complete = [&](std::uint32_t n) {
+        if (n == 0) return;
+        p.on_completed(n, at(t));
+        observe(p, t);
+        if (t >= w.duration_ns / 2) {
+            limit_area += static_cast<double>(last_limit) * static_cast<double>(t - limit_t);
+            limit_t = t;
+        }
+        last_limit = p.limit();
+        if (t >= w.duration_ns / 2) {
+            o.limit_min = std::min(o.limit_min, last_limit);
+            o.limit_max = std::max(o.limit_max, last_limit);
+        }
+        if (stopped && !woken && p.available() >= 0) {
+            woken = true;
+            wake_at = t + w.wake_ns;
+        }
+    };
+    while (t < w.duration_ns) {
+        // The next event: a post, a take, a wake-up, a coalescing deadline.
+        std::uint64_t next = ~std::uint64_t{0};
+        int what = -1;
+        const bool can_post = !stopped && ring.size() < w.ring;
+        if (can_post && next_post < next) next = next_post, what = 0;
+        if (!ring.empty() && !consumer_asleep && consumer_free < next) next = consumer_free, what = 1;
+        if (stopped && woken && wake_at < next) next = wake_at, what = 2;
+        if (w.mode == report::coalesced && pending > 0 && pending_since + w.coalesce_ns < next)
+            next = pending_since + w.coalesce_ns, what = 3;
+        if (what < 0) { // nothing can happen: the consumer sleeps and the producer waits
+            if (ring.empty() && pending > 0) { // a coalescer must not sit on the last units
+                complete(pending);
+                pending = 0;
+                continue;
+            }
+            break;
+        }
+        t = std::max(t, next);
+        if (what == 0) {
+            // A take-all consumer that found the ring empty after its work went to sleep.
+            const bool asleep = consumer_asleep || (w.take_all && ring.empty() && t > consumer_free);
+            ring.push_back(t);
+            p.on_queued(1);
+            if (asleep) {
+                consumer_asleep = false;
+                consumer_free = t + w.consumer_wake_ns;
+                polled = 0;
+            }
+            if (p.available() < 0) {
+                stopped = true;
+                woken = false;
+                ++o.stops;
+            }
+            next_post = t + w.producer_ns;
+            if (w.burst_every_ns != 0 && --burst_left == 0) {
+                burst_start += w.burst_every_ns;
+                next_post = std::max(next_post, burst_start);
+                burst_left = w.burst_items;
+            }
+        } else if (what == 1 && w.take_all) {
+            const auto n = static_cast<std::uint32_t>(
+                std::min<std::size_t>(ring.size(), w.poll_budget));
+            for (std::uint32_t i = 0; i < n; ++i) {
+                o.sojourn_max_ns = std::max(o.sojourn_max_ns, t - ring.front());
+                ring.pop_front();
+                if (w.mode == report::per_item) complete(1);
+            }
+            o.taken += n;
+            if (w.mode != report::per_item) complete(n);
+            consumer_free = t + n * w.consumer_ns;
+            // It looks again at consumer_free; an empty ring then puts it to sleep (below).
+        } else if (what == 1) {
+            o.sojourn_max_ns = std::max(o.sojourn_max_ns, t - ring.front());
+            ring.pop_front();
+            ++o.taken;
+            ++polled;
+            if (w.mode == report::per_item) {
+                complete(1);
+            } else {
+                if (pending == 0) pending_since = t;
+                ++pending;
+                if (w.mode == report::coalesced && pending > p.limit()) {
+                    complete(pending);
+                    pending = 0;
+                }
+            }
+            consumer_free = t + w.consumer_ns;
+            if (ring.empty() || polled == w.poll_budget) { // the poll ends
+                if (w.mode == report::per_poll) {
+                    complete(pending);
+                    pending = 0;
+                }
+                polled = 0;
+                if (ring.empty()) consumer_asleep = true;
+            }
+        } else if (what == 2) {
+            woken = false;
+            if (p.available() >= 0) stopped = false;
+            next_post = std::max(next_post, t);
+        } else {
+            complete(pending);
+            pending = 0;
+        }
+    }
+    if (t > limit_t)
+        limit_area += static_cast<double>(last_limit) * static_cast<double>(t - limit_t);
+    const double span = static_cast<double>(std::max<std::uint64_t>(1, t - w.duration_ns / 2));
+    o.limit_mean = limit_area / span;
+    return o;
+}
+
+template <class Policy>
+outcome drive(Policy& p, const workload& w) {
+    return drive(p, w, [](const Policy&, std::uint64_t) {});
+}
+
+} // namespace test
