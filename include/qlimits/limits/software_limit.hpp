@@ -257,6 +257,8 @@ public:
         c_.resolve_time = ~std::uint64_t{0};
         c_.settled_time = t;
         c_.published_time = t;
+        c_.batch_published_time = t;
+        c_.batch_done = 0;
         c_.window_start = t;
         c_.window_completed = 0;
         c_.window_stop_steps = 0;
@@ -439,7 +441,12 @@ private:
                 if (t == c_.wake_time) c_.wake_done = done;
                 c_.wake_checked = t;
                 c_.wake_checked_done = done;
-                if (inflight == 0 && t != c_.wake_time) {
+                if (inflight == 0 && t == c_.wake_time) {
+                    // The batch that gave room (reported item by item at one time) took
+                    // everything: as a batch reported at once would (below), the lead must
+                    // cover such a batch.
+                    lead_sample(t - c_.batch_published_time, 2 * (done - c_.batch_done));
+                } else if (inflight == 0) {
                     // Dry, later than room was given, before the woken producer posted: the
                     // consumer idles (within the batch that gave room, a consumer that takes
                     // everything at once is still busy with what it took). Keep waiting.
@@ -469,6 +476,12 @@ private:
                               : done - c_.published_at >= c_.step;
         if (due || inflight == 0 || static_cast<std::int32_t>(done + lim - c_.adj_pub) < 0) {
             publish(done, lim);
+            if (t != c_.published_time) {
+                // The first gift of room at this time: remember the previous one, so a batch
+                // reported item by item is measured from the same start as one reported at once.
+                c_.batch_published_time = c_.published_time;
+                c_.batch_done = done - c_.batch_run;
+            }
             c_.published_time = t;
             // Room for a held producer: it is woken now (the adapters wake it when available()
             // turns >= 0), so time how long until its next post shows.
@@ -613,6 +626,8 @@ private:
         bool wake_starved = false;     // the ring ran dry while that producer was awaited
         bool probe_cut = false;        // the armed probe already cut the limit
         std::uint64_t settled_time = 0; // last slow path: it runs at least once per budget
+        std::uint64_t batch_published_time = 0; // the gift of room before this time's first
+        std::uint32_t batch_done = 0;           // completed count when this time's batch began
         std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
         std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
         std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
