@@ -23,7 +23,8 @@ constexpr command commands[] = {
     {"calibrate", lab::calibrate_main, "measure this machine; print thread-ring's parameters"},
     {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
     {"replay", lab::replay_main,
-     "replay POLICY [-v] < trace: state after each directive (POLICY: dql, fixed, unlimited, sw, dim)"},
+     "replay POLICY [-v] < trace: state after each directive (POLICY: dql, fixed, unlimited, sw,\n"
+     "           dim, vegas, gradient2, aimd; the peers tick in us)"},
 };
 
 void usage(std::FILE* to) {

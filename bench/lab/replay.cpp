@@ -9,9 +9,12 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "qlimits/limits/aimd_limit.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/gradient2_limit.hpp"
 #include "qlimits/limits/software_limit.hpp"
+#include "qlimits/limits/vegas_limit.hpp"
 #include "qlimits/testing/dim_trace.hpp"
 #include "qlimits/testing/trace.hpp"
 
@@ -90,7 +93,18 @@ int replay_main(int argc, char** argv) {
         return replay_limits<qlimits::unlimited<tick_clock>>(text, verbose, strict);
     if (std::strcmp(policy, "sw") == 0) // software_limit, defaults; its budget rounds up to 1 tick
         return replay_limits<qlimits::software_limit<tick_clock>>(text, verbose, strict);
-    std::fprintf(stderr, "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited, sw)\n",
+    // The peers time sojourns in 1 us ticks (their defaults, Netflix's, are in ms and us); a
+    // trace's ticks are converted to them (1 ms each unless it says tick_ns).
+    using us_clock = qlimits::manual_clock<std::chrono::microseconds>;
+    if (std::strcmp(policy, "vegas") == 0)
+        return replay_limits<qlimits::vegas_limit<us_clock>>(text, verbose, strict);
+    if (std::strcmp(policy, "gradient2") == 0)
+        return replay_limits<qlimits::gradient2_limit<us_clock>>(text, verbose, strict);
+    if (std::strcmp(policy, "aimd") == 0)
+        return replay_limits<qlimits::aimd_limit<us_clock>>(text, verbose, strict);
+    std::fprintf(stderr,
+                 "replay: unknown policy '%s' (known: dql, dim, fixed, unlimited, sw, vegas, "
+                 "gradient2, aimd)\n",
                  policy);
     return exit_usage;
 }

@@ -57,18 +57,22 @@ TEST_CASE("lab registry: rows per completion mode and per row-parameter value") 
     param_lists l = resolve(veth.params, {});
     CHECK(names(veth.rows(l)) ==
           std::vector<std::string>{"none", "dql-item", "dql-poll", "dql-time", "fixed", "sw-item",
-                                   "sw-poll", "sw-time"});
+                                   "sw-poll", "sw-time", "vegas-item", "vegas-poll", "vegas-time",
+                                   "gradient2-item", "gradient2-poll", "gradient2-time", "aimd-item",
+                                   "aimd-poll", "aimd-time"});
     l["fixed-limit"] = {8, 64};
     const auto rows = veth.rows(l);
     CHECK(names(rows) ==
           std::vector<std::string>{"none", "dql-item", "dql-poll", "dql-time", "fixed-8", "fixed-64",
-                                   "sw-item", "sw-poll", "sw-time"});
+                                   "sw-item", "sw-poll", "sw-time", "vegas-item", "vegas-poll",
+                                   "vegas-time", "gradient2-item", "gradient2-poll", "gradient2-time",
+                                   "aimd-item", "aimd-poll", "aimd-time"});
     CHECK(rows[2].completion == completion_mode::per_poll);
     CHECK(rows[5].row_value == 64.0);
     // A scenario with one completion mode names the row after the policy alone.
     const auto& virtio = find("virtio-bql");
     CHECK(names(virtio.rows(resolve(virtio.params, {}))) ==
-          std::vector<std::string>{"none", "dql", "fixed", "sw"});
+          std::vector<std::string>{"none", "dql", "fixed", "sw", "vegas", "gradient2", "aimd"});
 }
 
 TEST_CASE("lab registry: a fixed-limit list runs one row per limit with that limit") {

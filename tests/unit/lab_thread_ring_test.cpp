@@ -17,7 +17,8 @@ TEST_CASE("lab thread-ring: every pattern and policy conserves items and obeys L
     auto user = shortrun();
     user["fixed-limit"] = {8, 64};
     const auto rs = lab_test::run("thread-ring", user, {}); // run() fails on any broken check
-    CHECK(rs.size() == 3 * 7); // none, dql-item/batch, fixed-8/64, sw-item/batch
+    // 3 patterns x (none, dql-item/batch, fixed-8/64, sw-item/batch, and 2 rows per peer).
+    CHECK(rs.size() == 3 * 13);
     for (const auto& r : rs) {
         INFO(r.case_label << " " << r.policy);
         CHECK(r.get("throughput_pps").value_or(0) > 0);

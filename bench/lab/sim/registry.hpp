@@ -21,6 +21,7 @@
 
 #include "completion.hpp"
 #include "params.hpp"
+#include "peers.hpp"
 #include "policy.hpp"
 
 namespace lab::sim {
@@ -99,6 +100,7 @@ inline const std::vector<policy_entry>& registry() {
                        "software_limit_config::sojourn_budget default, veth BQL v7 tx-usecs 100 "
                        "us (docs/software_limit.md)"}},
                      [](const policy_args& a) { return make_software(a.get("sojourn-us")); }});
+        add_peer_entries<policy_entry, policy_args>(e);
         return e;
     }();
     return entries;
