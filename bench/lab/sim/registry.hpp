@@ -79,9 +79,9 @@ inline const std::vector<policy_entry>& registry() {
                      false, "", {}, [](const policy_args&) { return make_unlimited(); }});
         e.push_back({"dql", "qlimits::dql (Linux DQL/BQL), 1 ms tick", true, "",
                      {{"hold-ms", "1000", 0, 65535, true, false, {}, "ms",
-                       "Linux default: netdev queues call dql_init(HZ), i.e. 1 s (dql.md section 5)"},
+                       "Linux default: netdev queues call dql_init(HZ), i.e. 1 s (docs/design.md §2.1)"},
                       {"limit-min", "0", 0, 1879048192, true, false, {}, "units",
-                       "Linux default: dql_init sets limit_min 0 (dql.md section 5)"}},
+                       "Linux default: dql_init sets limit_min 0 (docs/design.md §2.1)"}},
                      [](const policy_args& a) {
                          dql_params dp;
                          dp.min_limit = static_cast<std::uint32_t>(a.get("limit-min"));

@@ -69,7 +69,7 @@ inline std::string compare_virtio(const std::vector<run_result>& rs) {
 
 inline std::string compare_veth(const std::vector<run_result>& rs) {
     using namespace detail;
-    std::string out = "veth-bql: seed 001 / landscape.md vs model\n\n"
+    std::string out = "veth-bql: seed 001 / docs/references.md vs model\n\n"
                       "| what | seed | model |\n|---|---|---|\n";
     auto row = [&](const std::string& what, const std::string& seed, const std::string& model) {
         out += "| " + what + " | " + seed + " | " + model + " |\n";
@@ -104,7 +104,7 @@ inline std::string compare_veth(const std::vector<run_result>& rs) {
     }
     for (const auto& r : rs)
         if (r.policy == "dql-poll" && r.case_label.rfind("nrules=", 0) == 0)
-            row(r.case_label + ": dql-poll limit_mean", "~128 (landscape.md [VE5])",
+            row(r.case_label + ": dql-poll limit_mean", "~128 (docs/references.md [VE5])",
                 num(r.get("limit_mean"), "%.1f"));
     if (const run_result* n = find(rs, "nrules=13000", "none"))
         row("nrules=13000: none probe p99 (us)", "~22000 ping RTT, fq_codel [VE2]",

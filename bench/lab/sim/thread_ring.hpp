@@ -34,21 +34,21 @@ inline std::vector<param_spec> workload_params() {
     return {
         {"pattern", "flood,bursts,paced", 0, 2, true, true, {"flood", "bursts", "paced"}, "",
          "flood like pktgen (seed 001); bursts; paced below the consumer's speed"},
-        {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (dql.md 11)"},
-        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (dql.md 11)"},
+        {"ring", "256", 2, 1048576, true, false, {}, "entries", "veth ptr_ring size, 256 (docs/design.md §4)"},
+        {"batch", "64", 1, 4096, true, false, {}, "items", "NAPI budget 64 (docs/design.md §4)"},
         {"item-bytes", "64", 8, 65536, true, false, {}, "bytes",
          "modelling choice: one cache line of payload written by the producer, read by the consumer"},
         {"work-ns", "500", 0, 1e7, false, false, {}, "ns",
          "seed 001: ~442 ns per packet at nrules 0, rounded"},
         {"burst", "64", 1, 1e6, true, false, {}, "items", "modelling choice (bursts): one poll's worth"},
         {"burst-gap-us", "100", 0, 1e7, false, false, {}, "us",
-         "modelling choice (bursts): veth tx-usecs 100 us (landscape.md [VE8])"},
+         "modelling choice (bursts): veth tx-usecs 100 us (docs/references.md [VE8])"},
         {"rate", "1000000", 1, 1e9, false, false, {}, "items/s",
          "modelling choice (paced): 1 M items/s, below the default consumer's ~2 M/s"},
         {"sojourn-threshold-us", "100", 0, 1e9, false, false, {}, "us",
-         "modelling choice: 100 us, veth's tx-usecs (landscape.md [VE8]) as a sojourn budget"},
+         "modelling choice: 100 us, veth's tx-usecs (docs/references.md [VE8]) as a sojourn budget"},
         {"fixed-limit", "8", 0, 1e6, true, true, {}, "items",
-         "veth limit_min=8 proposal (landscape.md [VE5][VE9]); a list gives one row per limit"},
+         "veth limit_min=8 proposal (docs/references.md [VE5][VE9]); a list gives one row per limit"},
     };
 }
 
@@ -107,7 +107,7 @@ inline std::vector<param_spec> params() {
 /// The pipeline's completion modes (channel::receive_batch): per item or once per batch.
 inline std::vector<completion_choice> completions() {
     return {{"item", completion_mode::per_item, "completion per item (veth BQL v5)"},
-            {"batch", completion_mode::per_poll, "completion once per consumer batch (dql.md 11)"}};
+            {"batch", completion_mode::per_poll, "completion once per consumer batch (docs/design.md §4)"}};
 }
 
 inline std::vector<policy_row> rows(const param_lists& l) {

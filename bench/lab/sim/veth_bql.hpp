@@ -33,7 +33,7 @@ inline std::vector<param_spec> params() {
     std::vector<param_spec> p = common_params();
     const std::vector<param_spec> own{
         {"nrules", "0,3500,5000,13000", 0, 1000000, true, true, {}, "rules",
-         "seed 001 (--nrules 0/3500/5000); 13000 is the ping test of landscape.md 2.3 [VE2]"},
+         "seed 001 (--nrules 0/3500/5000); 13000 is the ping test of docs/references.md [VE2]"},
         {"ring", "256", 1, 65536, true, false, {}, "entries", "veth ptr_ring size, 256 (docs/design.md §4)"},
         {"budget", "64", 1, 4096, true, false, {}, "packets", "NAPI poll budget 64 (docs/design.md §4)"},
         {"producer-ns", "418", 1, 1e9, false, false, {}, "ns",
@@ -55,16 +55,16 @@ inline std::vector<param_spec> params() {
         {"probe-interval-us", "10000", 1, 1e7, false, false, {}, "us",
          "modelling choice: a ping every 10 ms (ping -i 0.01) gives ~400 samples in 4 s"},
         {"tx-usecs", "100", 0, 1e7, false, false, {}, "us",
-         "veth BQL v7 tx-usecs default 100 us (landscape.md [VE8])"},
+         "veth BQL v7 tx-usecs default 100 us (docs/references.md [VE8])"},
         {"fixed-limit", "8", 0, 1e6, true, true, {}, "packets",
-         "veth limit_min=8 proposal, one cache line of pointers (landscape.md [VE5][VE9]); "
+         "veth limit_min=8 proposal, one cache line of pointers (docs/references.md [VE5][VE9]); "
          "a list gives one row per limit (fixed-8, fixed-64, ...)"},
         {"adversarial", "1", 0, 1, true, false, {}, "bool",
          "modelling choice: add the adversarial case (control half, then cheap bursts)"},
         {"adv-nrules", "1000", 0, 1000000, true, false, {}, "rules",
-         "adversarial sweep point tx-usecs 100 / nrules 1000 (landscape.md 2.2 [VE11])"},
+         "adversarial sweep point tx-usecs 100 / nrules 1000 (docs/references.md [VE11])"},
         {"cheap-ns", "200", 0, 1e9, false, false, {}, "ns",
-         "XDP_DROP ~200 ns per packet (landscape.md 2.2 [VE10])"},
+         "XDP_DROP ~200 ns per packet (docs/references.md [VE10])"},
         {"burst-pkts", "128", 1, 1e7, true, false, {}, "packets",
          "modelling choice: a burst of 128 cheap packets (2x the NAPI budget)"},
         {"burst-period-us", "10000", 1, 1e8, false, false, {}, "us",
@@ -90,7 +90,7 @@ inline std::vector<param_spec> params() {
     return p;
 }
 
-/// veth's completion choices (dql.md section 11): the rows of a per-completion policy.
+/// veth's completion choices (docs/design.md §4): the rows of a per-completion policy.
 inline std::vector<completion_choice> completions() {
     return {
         {"item", completion_mode::per_item, "completion reported per packet (veth BQL v5)"},

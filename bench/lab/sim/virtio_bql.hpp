@@ -45,9 +45,9 @@ inline std::vector<param_spec> params() {
         {"ring", "256", 1, 65536, true, false, {}, "descriptors",
          "virtio-net default queue size, 256 (docs/design.md §7)"},
         {"gso-bytes", "65536", 64, 262144, true, false, {}, "bytes",
-         "64 KB TSO/GSO buffers, one descriptor each (landscape.md 1.5 [T1])"},
+         "64 KB TSO/GSO buffers, one descriptor each (docs/references.md [T1])"},
         {"tsq-skbs", "2", 1, 1000, true, false, {}, "buffers",
-         "TCP Small Queues: 'two are in flight' per socket (landscape.md 1.5 [T1])"},
+         "TCP Small Queues: 'two are in flight' per socket (docs/references.md [T1])"},
         {"rr-bytes", "66", 1, 65536, true, false, {}, "bytes",
          "modelling choice: netperf TCP_RR 1-byte request plus headers"},
         {"rtt-us", "257", 0, 1e7, false, false, {}, "us",
@@ -59,11 +59,11 @@ inline std::vector<param_spec> params() {
          "modelling choice, as veth-bql: +-10% uniform spread of each buffer's wire time (the "
          "vhost worker's pace) and of each interrupt's coalescing delay"},
         {"tx-usecs", "8", 0, 1e7, false, false, {}, "us",
-         "net_dim TX EQE default profile (index 1): 8 us (landscape.md 1.3 [D2])"},
+         "net_dim TX EQE default profile (index 1): 8 us (docs/references.md [D2])"},
         {"tx-frames", "128", 1, 65536, true, false, {}, "frames",
-         "net_dim TX EQE default profile (index 1): 128 frames (landscape.md 1.3 [D2])"},
+         "net_dim TX EQE default profile (index 1): 128 frames (docs/references.md [D2])"},
         {"fixed-limit", "131072", 0, 1879048192, true, true, {}, "bytes",
-         "modelling choice: 128 KB, the original TSQ budget (landscape.md 1.5 [T1]); a list "
+         "modelling choice: 128 KB, the original TSQ budget (docs/references.md [T1]); a list "
          "gives one row per limit"},
     };
     p.insert(p.end(), own.begin(), own.end());

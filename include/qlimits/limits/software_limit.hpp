@@ -69,8 +69,8 @@ inline constexpr std::uint32_t software_max_limit =
 struct software_limit_config {
     /// Lower bound. 1: a limit admits while inflight <= limit, so 1 keeps up to two items in
     /// flight, one being consumed and one waiting: the least that never idles a consumer whose
-    /// item takes longer than a wake-up (dql.md: fixed limit 1 keeps full throughput at veth's
-    /// 3500 rules in the lab).
+    /// item takes longer than a wake-up (the lab: a fixed limit of 1 keeps full throughput at veth's
+    /// 3500 rules).
     std::uint32_t min_limit = 1;
     /// Upper bound. 4096: the largest ptr_ring a veth or tun queue is set up with in practice
     /// (tx_queue_len 1000 default, ethtool rings up to 4096) and far below software_max_limit;
