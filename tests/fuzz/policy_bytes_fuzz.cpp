@@ -1,12 +1,16 @@
 // libFuzzer target: the public entry point testing::fuzz_limit_policy (testing/fuzz.hpp) over
-// the library's limit policies. The first byte picks the policy and its configuration; the rest
+// every limit policy the library has. The first byte picks the policy and its configuration; the rest
 // drives it. A broken invariant traps (a finding).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 
+#include "qlimits/limits/aimd_limit.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/gradient2_limit.hpp"
+#include "qlimits/limits/software_limit.hpp"
+#include "qlimits/limits/vegas_limit.hpp"
 #include "qlimits/testing/fuzz.hpp"
 
 namespace {
@@ -20,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ++data;
     --size;
     namespace qt = qlimits::testing;
-    switch (pick % 4) {
+    switch (pick % 8) {
     case 0:
         return qt::fuzz_limit_policy<qlimits::dql<ms_clock>>(
             data, size, {.min_limit = pick, .stall_threshold = std::chrono::milliseconds{pick % 8}});
@@ -30,7 +34,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2:
         return qt::fuzz_limit_policy<qlimits::fixed_limit<ns_clock>>(data, size,
                                                                      {.limit = 64U * pick});
-    default:
+    case 3:
         return qt::fuzz_limit_policy<qlimits::unlimited<ns_clock>>(data, size);
+    case 4: { // a small budget and window so the time-driven paths run
+        qlimits::software_limit_config cfg{};
+        cfg.sojourn_budget = std::chrono::microseconds{1 + pick % 64};
+        cfg.window = std::chrono::microseconds{50};
+        return qt::fuzz_limit_policy<qlimits::software_limit<ns_clock>>(data, size, cfg);
+    }
+    case 5:
+        return qt::fuzz_limit_policy<qlimits::vegas_limit<ns_clock>>(data, size);
+    case 6:
+        return qt::fuzz_limit_policy<qlimits::gradient2_limit<ns_clock>>(data, size);
+    default:
+        return qt::fuzz_limit_policy<qlimits::aimd_limit<ns_clock>>(data, size);
     }
 }
