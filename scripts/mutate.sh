@@ -25,9 +25,15 @@ export QLIMITS_HANDSHAKE_ROUNDS=${QLIMITS_HANDSHAKE_ROUNDS:-200000}
 src="$scratch/src" bld="$scratch/build" logs="$scratch/logs"
 mkdir -p "$src" "$bld" "$logs"
 
-# A fresh copy of the working tree (tracked and untracked files, not build directories).
-(cd "$root" && git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$src") ||
-  { echo "mutate: copying the tree failed" >&2; exit 2; }
+# The working tree (tracked and untracked files, not build directories) copied into the
+# scratch source; only files that differ are copied, so the scratch build stays incremental
+# and a mutant left behind by an interrupted run is reverted (a new timestamp: rebuilt).
+(cd "$root" && git ls-files -co --exclude-standard) | while IFS= read -r f; do
+  [ -f "$root/$f" ] || continue
+  if ! cmp -s "$root/$f" "$src/$f"; then
+    mkdir -p "$src/$(dirname "$f")" && cp "$root/$f" "$src/$f" || exit 2
+  fi
+done || { echo "mutate: copying the tree failed" >&2; exit 2; }
 
 targets=(qlimits_tests qlimits_stress qlimits_stress_fences qlimits-lab)
 build() {
