@@ -195,6 +195,27 @@ TEST_CASE("handshake model: close (F5) against a side about to sleep (F1 or F4)"
     CHECK_FALSE(tso::lost_wakeup_reachable(kind::compiler, kind::global));
 }
 
+TEST_CASE("handshake model: an idle consumer polls without F3 after one fenced decision") {
+    using tso::kind;
+    // channel::on_empty() runs F3 only when something happened since the last F3. Consumer:
+    // complete (store), F3, read the state (r0); poll again with no progress: read the state
+    // without a fence (r1). Producer: store stopped, F1, read the completion. Lost: the
+    // producer missed the completion and neither consumer read saw the stop.
+    constexpr int state = 0, completed = 1;
+    const auto lost = [&](kind first_f3) {
+        tso::program producer{{kind::store, state, 1}, {kind::fence}, {kind::load, completed, 0, 0}};
+        tso::program consumer{{kind::store, completed, 1}, {first_f3},
+                              {kind::load, state, 0, 0}, {kind::load, state, 0, 1}};
+        tso::explorer e(producer, consumer);
+        bool reachable = false;
+        for (const auto& [rp, rc] : e.run())
+            reachable = reachable || (rp[0] == 0 && rc[0] == 0 && rc[1] == 0);
+        return reachable;
+    };
+    CHECK_FALSE(lost(kind::fence));
+    CHECK(lost(kind::compiler)); // without the first F3 the later polls cannot make up for it
+}
+
 TEST_CASE("handshake model: the explorer finds the store-buffer outcome and only with buffers") {
     using tso::kind;
     // Without any barrier x86-TSO allows both loads to see 0 (the classic SB litmus test);
