@@ -1,8 +1,9 @@
-// Issue 14, the fences under load: a one-item ping-pong through a channel whose limit is 0, so
+// Issue 14, the fences under load: one-item ping-pongs with a limit of 0. Through a channel
 // every round trip runs both handshake windows at once: the producer stops after each send
 // (F1: store stopped, re-check) while the consumer completes it (F3: read the state, wake), and
 // the consumer sleeps on the empty ring (F4) while the producer's next push rings the doorbell
-// (F2). Random short delays on both sides move each side's fence across the other's window. A
+// (F2). Through a tx_gate: every send stops the NIC queue and re-checks after its fence while
+// the completer completes the item behind its own fence and wakes the queue. Random short delays on both sides move each side's fence across the other's window. A
 // watchdog fails the test when nothing is received for 1 s (a lost wake-up) instead of hanging.
 // Rounds: QLIMITS_HANDSHAKE_ROUNDS in the environment (default 20000, about a second; the
 // mutation runs of scripts/mutate.sh set more). docs/design.md §8.8 says what this can and
@@ -17,6 +18,7 @@
 
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
+#include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/limits/fixed.hpp"
 #include "stress_support.hpp"
 
@@ -68,5 +70,52 @@ TEST_CASE("channel handshakes: one-item ping-pong with limit 0 and random delays
     MESSAGE("rounds " << n << ", stops " << s.stops << ", restarts " << s.restarts
                       << ", producer wake-ups " << s.producer_wakeups << ", consumer sleeps "
                       << s.consumer_sleeps << ", consumer wake-ups " << s.consumer_wakeups);
+    CHECK(s.stops > 0);
+}
+
+TEST_CASE("tx_gate handshakes: two items in flight against a limit of 1, random delays") {
+    // The completer completes item j once item j + 1 is announced, so that completion races
+    // the producer's stop decision for item j + 1 (2 in flight > 1: stop, re-check).
+    using gate_t = qlimits::tx_gate<qlimits::fixed_limit<>, stress::nic_queue>;
+    stress::nic_queue nic;
+    gate_t gate({.limit = 1}, gate_t::time_point{});
+    const std::uint64_t n = rounds();
+    std::atomic<std::uint64_t> announced{0}, completed{0};
+    std::atomic<bool> abort{false};
+    stress::watchdog dog(stress::no_progress(completed, [&] { return completed.load() + 1 < n; }),
+                         [&] {
+                             abort.store(true);
+                             nic.wake();
+                         });
+    std::thread producer([&] {
+        std::uint64_t x = 1;
+        for (std::uint64_t i = 0; i < n && !abort.load(std::memory_order_relaxed); ++i) {
+            jitter(x);
+            // Acquire: pairs with wake(); the stack hands a stopped queue nothing.
+            while (nic.xoff.load(std::memory_order_acquire) != 0 && !abort.load())
+                nic.xoff.wait(1, std::memory_order_acquire);
+            announced.store(i + 1, std::memory_order_release); // item i - 1 is fully sent
+            (void)gate.sent(nic, 1);
+        }
+    });
+    std::uint64_t x = 2, refused = 0;
+    for (std::uint64_t j = 0; j + 1 < n && !abort.load(std::memory_order_relaxed); ++j) {
+        while (announced.load(std::memory_order_acquire) < j + 2 && !abort.load())
+            std::this_thread::yield();
+        if (abort.load()) break;
+        jitter(x);
+        refused += !gate.completed(nic, 1, gate_t::time_point{});
+        completed.store(j + 1, std::memory_order_relaxed);
+    }
+    producer.join();
+    dog.stop();
+    refused += !gate.completed(nic, 1, gate_t::time_point{}); // the last item
+    CHECK_FALSE(dog.fired());
+    CHECK(completed.load() + 1 == n);
+    CHECK(refused == 0);
+    CHECK(gate.policy().inflight() == 0);
+    const auto s = gate.stats();
+    MESSAGE("rounds " << n << ", stops " << s.stops << ", restarts " << s.restarts
+                      << ", wake-ups " << s.wakeups);
     CHECK(s.stops > 0);
 }

@@ -97,6 +97,20 @@ private:
     std::thread thread_;
 };
 
+// The queue-stopped flag of a NIC TX queue. wake() is idempotent and wakes a waiting producer.
+struct nic_queue {
+    std::atomic<std::uint32_t> xoff{0};
+    [[nodiscard]] bool stopped() const noexcept {
+        return xoff.load(std::memory_order_relaxed) != 0;
+    }
+    void stop() noexcept { xoff.store(1, std::memory_order_relaxed); }
+    void wake() noexcept {
+        // Release: pairs with the acquire wait in the producer, which then sees the completion.
+        if (xoff.exchange(0, std::memory_order_release) != 0)
+            xoff.notify_one();
+    }
+};
+
 /// A `stuck()` condition: nothing received since the previous sample while `in_flight()` says
 /// work is waiting (items sent and not received, or a run not yet complete). Held for the
 /// watchdog's 1 s it means no progress for 1 s, whatever the channel's flags say (issue 14: with
