@@ -6,9 +6,11 @@
 #   unit tier:   tests/qlimits_tests (unit, property, static), the replay and compile-fail tests
 #   stress tier: tests/qlimits_stress and qlimits_stress_fences (two threads), if the unit tier
 #                did not kill the mutant
-# A mutant is "killed" when a tier fails. A hang counts as killed only when something catches
-# it: the stress watchdog (tests/stress/stress_support.hpp; its message is in the log) or the
-# tier's own timeout (QLIMITS_MUTATE_TIMEOUT seconds, default 300); the table says which.
+# A mutant is "killed" when a tier fails, or when a static_assert (the headers' own, or
+# tests/static/) stops the build; any other build failure makes the mutant invalid. A hang
+# counts as killed only when something catches it: the stress watchdog
+# (tests/stress/stress_support.hpp; its message is in the log) or the tier's own timeout
+# (QLIMITS_MUTATE_TIMEOUT seconds per binary, default 90); the table says which.
 # Usage: bash scripts/mutate.sh [ID-REGEX]   (only the mutants whose id matches)
 # Environment: QLIMITS_MUTATE_DIR (scratch, default /tmp/qlimits-mutate),
 #              QLIMITS_MUTATE_ITEMS (stress items, default 2000000), QLIMITS_MUTATE_TIMEOUT,
@@ -19,7 +21,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 only=${1:-.}
 scratch=${QLIMITS_MUTATE_DIR:-/tmp/qlimits-mutate}
 items=${QLIMITS_MUTATE_ITEMS:-2000000}
-limit=${QLIMITS_MUTATE_TIMEOUT:-300}
+limit=${QLIMITS_MUTATE_TIMEOUT:-90}
 # The one-item ping-pong of tests/stress/handshake_stress.cpp, longer than in CI (fence mutants).
 export QLIMITS_HANDSHAKE_ROUNDS=${QLIMITS_HANDSHAKE_ROUNDS:-200000}
 src="$scratch/src" bld="$scratch/build" logs="$scratch/logs"
@@ -91,7 +93,12 @@ PY
   then
     result="INVALID (text not found once)"; invalid=$((invalid + 1))
   elif ! build "$log.build"; then
-    result="INVALID (does not compile)"; invalid=$((invalid + 1))
+    # A static_assert (in a header or tests/static/) that fails is a test that caught it.
+    if grep -q "static assertion failed" "$log.build"; then
+      result="killed: build (static_assert)"; total=$((total + 1)); killed=$((killed + 1))
+    else
+      result="INVALID (does not compile)"; invalid=$((invalid + 1))
+    fi
   else
     result=$(run_tiers "$log")
     total=$((total + 1))
