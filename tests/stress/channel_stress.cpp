@@ -6,7 +6,9 @@
 //    limit itself never exceeds the configured cap;
 //  - no wake-up is lost: a watchdog fails the test if, for 1 s, the producer stays stopped
 //    while inflight <= limit, or the consumer sleeps while packets are in flight or the producer
-//    waits for room (it then closes the channel so the test ends instead of hanging).
+//    waits for room, or nothing at all is received before the run is complete (it then closes
+//    the channel so the test ends instead of hanging; if that cannot unblock a thread, the
+//    process fails 5 s later).
 // Run under ThreadSanitizer in CI (clang), which also proves the absence of data races.
 #include <doctest/doctest.h>
 
@@ -64,11 +66,15 @@ auto run(Ring& ring, const typename Policy::config_type& cfg, const plan& p) {
     chan ch(ring, cfg, p.wait);
     outcome<typename chan::stats_type> out;
     std::atomic<std::uint64_t> bound_errors{0};
+    std::atomic<std::uint64_t> received{0};
+    // Not finished and nothing received: items in flight, or a producer that cannot send.
+    stress::no_progress idle(received, [&] { return received.load(std::memory_order_relaxed) <
+                                                    p.items; });
     stress::watchdog dog(
-        [&ch] {
+        [&ch, idle]() mutable {
             const auto s = ch.stats();
             return (s.stopped && s.inflight <= s.limit) ||
-                   (s.consumer_asleep && (s.inflight > 0 || s.waiting_for_room));
+                   (s.consumer_asleep && (s.inflight > 0 || s.waiting_for_room)) || idle();
         },
         [&ch] { ch.close(); });
 
@@ -110,6 +116,7 @@ auto run(Ring& ring, const typename Policy::config_type& cfg, const plan& p) {
             ++out.order_errors;
         expect = pk.seq + 1;
         ++out.received;
+        received.store(out.received, std::memory_order_relaxed);
     };
     std::vector<packet> buf(p.batch);
     while (out.received < p.items) {

@@ -23,19 +23,7 @@
 namespace {
 using stress::packet;
 
-// The queue-stopped flag of a NIC TX queue. wake() is idempotent and wakes a waiting producer.
-struct nic_queue {
-    std::atomic<std::uint32_t> xoff{0};
-    [[nodiscard]] bool stopped() const noexcept {
-        return xoff.load(std::memory_order_relaxed) != 0;
-    }
-    void stop() noexcept { xoff.store(1, std::memory_order_relaxed); }
-    void wake() noexcept {
-        // Release: pairs with the acquire wait in the producer, which then sees the completion.
-        if (xoff.exchange(0, std::memory_order_release) != 0)
-            xoff.notify_one();
-    }
-};
+using stress::nic_queue;
 
 using gate_t = qlimits::tx_gate<qlimits::dql<>, nic_queue>;
 constexpr std::uint32_t max_limit = 32 * stress::max_packet;

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "qlimits/adapters/ring_traits.hpp"
@@ -37,7 +39,10 @@ constexpr std::uint32_t bytes_for(std::uint64_t seq) noexcept {
 }
 
 /// Samples `stuck()` every 2 ms; if it holds continuously for 1 s, sets fired() and calls
-/// `rescue()` once (which must unblock the test's threads, e.g. close the channel).
+/// `rescue()` once (which must unblock the test's threads, e.g. close the channel). If the test
+/// has not stopped the watchdog 5 s after the rescue (a thread blocked where close() cannot
+/// reach it: a futex wait whose flag was cleared without the wake), the process exits with a
+/// failure at once instead of hanging until ctest's timeout.
 template <class Stuck, class Rescue>
 class watchdog {
 public:
@@ -71,6 +76,16 @@ private:
             } else if (now - since >= std::chrono::seconds(1)) {
                 fired_.store(true);
                 rescue_();
+                const auto rescued = clock::now();
+                while (!done_.load()) {
+                    if (clock::now() - rescued >= std::chrono::seconds(5)) {
+                        std::fprintf(stderr, "stress watchdog: still blocked 5 s after the "
+                                             "rescue; failing the run\n");
+                        std::fflush(stderr);
+                        std::_Exit(EXIT_FAILURE);
+                    }
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                }
                 return;
             }
         }
@@ -80,6 +95,43 @@ private:
     std::atomic<bool> done_{false};
     std::atomic<bool> fired_{false};
     std::thread thread_;
+};
+
+// The queue-stopped flag of a NIC TX queue. wake() is idempotent and wakes a waiting producer.
+struct nic_queue {
+    std::atomic<std::uint32_t> xoff{0};
+    [[nodiscard]] bool stopped() const noexcept {
+        return xoff.load(std::memory_order_relaxed) != 0;
+    }
+    void stop() noexcept { xoff.store(1, std::memory_order_relaxed); }
+    void wake() noexcept {
+        // Release: pairs with the acquire wait in the producer, which then sees the completion.
+        if (xoff.exchange(0, std::memory_order_release) != 0)
+            xoff.notify_one();
+    }
+};
+
+/// A `stuck()` condition: nothing received since the previous sample while `in_flight()` says
+/// work is waiting (items sent and not received, or a run not yet complete). Held for the
+/// watchdog's 1 s it means no progress for 1 s, whatever the channel's flags say (issue 14: with
+/// the doorbell's futex wake removed, `consumer_asleep` is already cleared while the consumer
+/// stays blocked, so the flag-based conditions never fire).
+template <class InFlight>
+class no_progress {
+public:
+    no_progress(const std::atomic<std::uint64_t>& received, InFlight in_flight)
+        : received_(&received), in_flight_(in_flight) {}
+    bool operator()() {
+        const std::uint64_t now = received_->load(std::memory_order_relaxed);
+        const bool same = now == last_;
+        last_ = now;
+        return same && in_flight_();
+    }
+
+private:
+    const std::atomic<std::uint64_t>* received_;
+    InFlight in_flight_;
+    std::uint64_t last_ = ~std::uint64_t{0};
 };
 
 } // namespace stress

@@ -1,0 +1,216 @@
+// Issue 14: tests that kill, deterministically, the single plausible changes the suite could not
+// see before (scripts/mutants.txt lists them; scripts/mutate.sh applies them one at a time).
+//  - channel: admit()'s re-check of available() after storing `stopped`;
+//  - channel: the per-batch completion split at the edge of the 64-bit books (2^31 - 1);
+//  - testing::checked<>: every rule fed a policy that breaks exactly that rule.
+// The lab's checks are in lab_checks_test.cpp, the fence handshakes in handshake_model_test.cpp.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "../../examples/rings/spsc_ring.hpp"
+#include "qlimits/adapters/channel.hpp"
+#include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/clock.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/testing/invariants.hpp"
+
+namespace {
+using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
+using qlimits::send_status;
+
+// A limit policy whose answers a test scripts: `negative_reads` of available() return -1 (as if
+// over the limit), later ones the room left under no limit at all. It also logs completions.
+struct scripted_policy {
+    struct config_type {};
+    using clock_type = clock_ms;
+    using time_point = clock_ms::time_point;
+    struct stats_type {};
+    static constexpr std::uint32_t max_object = 0x7fffffffU;
+
+    scripted_policy(const config_type&, time_point) noexcept {}
+    [[nodiscard]] std::int64_t available() const noexcept {
+        if (negative_reads > 0) {
+            --negative_reads;
+            return -1;
+        }
+        return std::int64_t{0xffffffffU} - inflight();
+    }
+    [[nodiscard]] std::uint32_t limit() const noexcept { return 0xffffffffU; }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return queued - completed; }
+    bool on_queued(std::uint32_t n) noexcept {
+        queued += n;
+        return true;
+    }
+    bool on_queued(std::uint32_t n, time_point) noexcept { return on_queued(n); }
+    bool on_completed(std::uint32_t n, time_point) noexcept {
+        if (n > inflight()) return false;
+        completed += n;
+        completions.push_back(n);
+        return true;
+    }
+    void reset(time_point) noexcept { queued = completed = 0; }
+    [[nodiscard]] stats_type stats() const noexcept { return {}; }
+
+    mutable int negative_reads = 0;
+    std::uint32_t queued = 0, completed = 0;
+    std::vector<std::uint32_t> completions; // test-only: allocation is fine here
+};
+static_assert(qlimits::limit_policy<scripted_policy>);
+
+struct unit_item {
+    std::uint32_t units = 1;
+};
+using unit_ring = rings::spsc_ring<unit_item, 8>;
+} // namespace
+
+template <>
+struct qlimits::item_units<unit_item> {
+    static std::uint32_t of(const unit_item& i) noexcept { return i.units; }
+};
+
+TEST_CASE("channel: admit() re-checks available() after storing `stopped` and goes on if room "
+          "appeared") {
+    // The first look sees the policy over its limit; the completion that makes room lands
+    // before the re-check (as a consumer on another CPU could). Without the re-check the send
+    // is refused although there is room, and the producer stays stopped.
+    auto ring = std::make_unique<unit_ring>();
+    qlimits::channel<unit_ring, scripted_policy> ch(*ring, {}, qlimits::consumer_wait::spin);
+    ch.policy().negative_reads = 1;
+    CHECK(ch.try_send(unit_item{}) == send_status::ok);
+    CHECK_FALSE(ch.stopped());
+    const auto s = ch.stats();
+    CHECK(s.stops == 1);
+    CHECK(s.restarts == 1);
+    CHECK(ch.inflight() == 1);
+    // Still over at the re-check: refused, and the producer stays stopped.
+    ch.policy().negative_reads = 2;
+    CHECK(ch.try_send(unit_item{}) == send_status::over_limit);
+    CHECK(ch.stopped());
+    CHECK(ch.stats().restarts == 1);
+}
+
+TEST_CASE("channel: a batch of exactly 2^31 - 1 units in flight completes as one, per batch") {
+    // The books allow max_inflight_units = 2^31 - 1 in flight; a batch is split only when its
+    // units would exceed that, so a batch of exactly 2^31 - 1 is one completion.
+    auto ring = std::make_unique<unit_ring>();
+    qlimits::channel<unit_ring, scripted_policy> ch(*ring, {}, qlimits::consumer_wait::spin);
+    CHECK(ch.try_send(unit_item{0x7ffffffeU}) == send_status::ok);
+    CHECK(ch.try_send(unit_item{1}) == send_status::ok);
+    CHECK(ch.try_send(unit_item{1}) == send_status::over_limit); // 2^31 would not fit the books
+    std::vector<unit_item> out(4);
+    CHECK(ch.try_receive_batch(std::span<unit_item>(out), qlimits::completion::per_batch) == 2);
+    REQUIRE(ch.policy().completions.size() == 1);
+    CHECK(ch.policy().completions[0] == 0x7fffffffU);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("tx_gate: exactly 2^31 - 1 units fit the books, one more is refused") {
+    struct flag {
+        bool off = false;
+        [[nodiscard]] bool stopped() const noexcept { return off; }
+        void stop() noexcept { off = true; }
+        void wake() noexcept { off = false; }
+    } ring;
+    qlimits::tx_gate<scripted_policy, flag> gate({}, clock_ms::time_point{});
+    CHECK(gate.sent(ring, 0x7ffffffeU));
+    CHECK(gate.sent(ring, 1));
+    CHECK_FALSE(gate.sent(ring, 1));
+    CHECK(gate.stats().refused == 1);
+    CHECK(gate.policy().inflight() == 0x7fffffffU);
+}
+
+namespace {
+// dql with one rule of checked<> broken on purpose: the policy lies in state() or available().
+enum class breaks { nothing, available, clamp, max_limit, min_limit, inflight, oversize };
+template <breaks B>
+struct broken_dql : qlimits::dql<clock_ms> {
+    using base = qlimits::dql<clock_ms>;
+    using base::base;
+    [[nodiscard]] std::int64_t available() const noexcept {
+        return base::available() + (B == breaks::available ? 1 : 0);
+    }
+    [[nodiscard]] std::uint32_t inflight() const noexcept {
+        return base::inflight() + (B == breaks::inflight && completed_once ? 1U : 0U);
+    }
+    // oversize: accepts an enqueue above max_object (counting it as max_object units).
+    using base::on_queued;
+    bool on_queued(std::uint32_t n, time_point now) noexcept {
+        if (B == breaks::oversize && n > max_object) {
+            (void)base::on_queued(max_object, now);
+            return true;
+        }
+        return base::on_queued(n, now);
+    }
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        completed_once = true;
+        return base::on_completed(n, now);
+    }
+    [[nodiscard]] qlimits::dql_state state() const noexcept {
+        qlimits::dql_state s = base::state();
+        if (B == breaks::clamp && completed_once) s.limit = s.max_limit + 1;
+        if (B == breaks::max_limit) s.max_limit = qlimits::dql_max_limit + 1;
+        if (B == breaks::min_limit) s.min_limit = qlimits::dql_max_limit + 1;
+        return s;
+    }
+    bool completed_once = false;
+};
+
+template <breaks B>
+const char* first_failure(std::uint64_t* at = nullptr) {
+    qlimits::testing::checked<broken_dql<B>> c({.max_limit = 100000}, clock_ms::time_point{});
+    (void)c.on_queued(1500, clock_ms::time_point{});
+    (void)c.on_queued(1500, clock_ms::time_point{});
+    (void)c.on_completed(1500, clock_ms::time_point{std::chrono::milliseconds{1}});
+    if (at != nullptr) *at = c.failed_at_call();
+    return c.failure();
+}
+bool same(const char* a, const char* b) { return a != nullptr && b != nullptr && std::strcmp(a, b) == 0; }
+} // namespace
+
+TEST_CASE("checked<>: each rule catches a policy that breaks exactly it") {
+    CHECK(first_failure<breaks::nothing>() == nullptr);
+    std::uint64_t at = 99;
+    CHECK(same(first_failure<breaks::available>(&at), "available() != adj_limit - num_queued"));
+    CHECK(at == 0); // already at construction
+    CHECK(same(first_failure<breaks::clamp>(&at),
+               "limit outside [min_limit, max_limit] after a completion"));
+    CHECK(at == 3); // the completion, not the enqueues before it
+    CHECK(same(first_failure<breaks::max_limit>(), "max_limit above dql_max_limit"));
+    CHECK(same(first_failure<breaks::min_limit>(), "min_limit above dql_max_limit"));
+    CHECK(same(first_failure<breaks::inflight>(&at),
+               "inflight() differs from queued - completed (mod 2^32)"));
+    CHECK(at == 3);
+    qlimits::testing::checked<broken_dql<breaks::oversize>> c({}, clock_ms::time_point{});
+    (void)c.on_queued(qlimits::dql_max_object + 1, clock_ms::time_point{});
+    CHECK(same(c.failure(), "an enqueue above max_object was accepted"));
+    CHECK(c.failed_at_call() == 1);
+}
+
+TEST_CASE("checked<>: the clamp rule holds only after a completion and only when min <= max") {
+    using qlimits::testing::check_dql_state;
+    qlimits::dql_state s{};
+    s.min_limit = 10;
+    s.max_limit = 20;
+    s.limit = 21;
+    CHECK(check_dql_state(s, false) == nullptr);
+    CHECK(check_dql_state(s, true) != nullptr);
+    s.limit = 9;
+    CHECK(check_dql_state(s, true) != nullptr);
+    s.limit = 10;
+    CHECK(check_dql_state(s, true) == nullptr);
+    s.limit = 20;
+    CHECK(check_dql_state(s, true) == nullptr);
+    s.min_limit = 30; // min > max: the kernel applies max last; no clamp rule then
+    s.limit = 20;
+    CHECK(check_dql_state(s, true) == nullptr);
+    s.min_limit = 0;
+    s.max_limit = qlimits::dql_max_limit;
+    s.limit = qlimits::dql_max_limit;
+    CHECK(check_dql_state(s, true) == nullptr);
+}
