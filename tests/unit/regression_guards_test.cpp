@@ -214,3 +214,37 @@ TEST_CASE("checked<>: the clamp rule holds only after a completion and only when
     s.limit = qlimits::dql_max_limit;
     CHECK(check_dql_state(s, true) == nullptr);
 }
+
+namespace {
+// A ring holding items whose try_pop fails the first `pop_failures` times (an MPMC ring under
+// contention, say): the consumer must retry, not sleep, since it knows an item is in it.
+struct stubborn_ring {
+    using value_type = std::uint64_t;
+    rings::spsc_ring<std::uint64_t, 8> inner;
+    int pop_failures = 0;
+    bool try_push(std::uint64_t&& v) noexcept { return inner.try_push(std::move(v)); }
+    bool try_pop(std::uint64_t& v) noexcept {
+        if (pop_failures > 0) {
+            --pop_failures;
+            return false;
+        }
+        return inner.try_pop(v);
+    }
+};
+} // namespace
+
+TEST_CASE("channel: a consumer whose pops fail spuriously with an item in the ring does not sleep") {
+    // Kills the mutant chan-known-empty: with it the consumer, past its 128 polls, sleeps on a
+    // ring it knows holds an item; no producer will ring the doorbell again, so receive() waits
+    // for the deadline and fails. One thread: the item is sent before receive() is called.
+    stubborn_ring ring;
+    ring.pop_failures = 1000; // well past the spin before a sleep
+    qlimits::channel<stubborn_ring, qlimits::unlimited<>> ch(ring);
+    REQUIRE(ch.try_send(std::uint64_t{42}) == send_status::ok);
+    std::uint64_t out = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    REQUIRE(ch.receive(out, deadline));
+    CHECK(out == 42);
+    CHECK(ring.pop_failures == 0);
+    CHECK(ch.stats().consumer_sleeps == 0);
+}
