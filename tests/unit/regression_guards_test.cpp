@@ -18,6 +18,7 @@
 #include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/clock.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
 #include "qlimits/testing/invariants.hpp"
 
 namespace {
