@@ -37,9 +37,15 @@ mkdir -p "$src" "$bld" "$logs"
   fi
 done || { echo "mutate: copying the tree failed" >&2; exit 2; }
 
-targets=(qlimits_tests qlimits_stress qlimits_stress_fences qlimits-lab)
+# The unit tier's targets are built for every mutant; the stress binaries only when the unit
+# tier did not kill it (most mutants never need them).
+unit_targets=(qlimits_tests qlimits-lab)
+stress_targets=(qlimits_stress qlimits_stress_fences)
 build() {
-  cmake --build "$bld" -j"$(nproc)" --target "${targets[@]}" >"$1" 2>&1
+  cmake --build "$bld" -j"$(nproc)" --target "${unit_targets[@]}" >"$1" 2>&1
+}
+build_stress() {
+  cmake --build "$bld" -j"$(nproc)" --target "${stress_targets[@]}" >>"$1" 2>&1
 }
 # unit tier, then stress tier; prints how the mutant was killed, or "survived"
 run_tiers() {
@@ -50,6 +56,11 @@ run_tiers() {
   (cd "$bld" && timeout "$limit" ctest -R "^(replay|compile-fail):" -j"$(nproc)" --output-on-failure) >>"$log" 2>&1; rc=$?
   if [ $rc -eq 124 ]; then echo "killed: unit (timeout ${limit}s)"; return; fi
   if [ $rc -ne 0 ]; then echo "killed: unit (replay/compile-fail)"; return; fi
+  if ! build_stress "$log"; then
+    if grep -q "static assertion failed" "$log"; then echo "killed: build (static_assert)"
+    else echo "INVALID (stress tier does not compile)"; fi
+    return
+  fi
   for t in qlimits_stress qlimits_stress_fences; do
     timeout "$limit" "$bld/tests/$t" --no-intro=true >>"$log" 2>&1; rc=$?
     if [ $rc -eq 124 ]; then echo "killed: stress (timeout ${limit}s, no watchdog)"; return; fi
@@ -63,7 +74,10 @@ run_tiers() {
 }
 
 echo "mutate: configuring and building the unmutated tree in $bld" >&2
-cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
+# ccache, when installed (apt-get install ccache), makes each revert's rebuild a cache hit.
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ "${launcher[@]}" \
   -DQLIMITS_BUILD_BENCHMARKS=OFF -DQLIMITS_BUILD_EXAMPLES=OFF -DQLIMITS_STRESS_ITEMS="$items" \
   >"$logs/configure.log" 2>&1 || { cat "$logs/configure.log"; exit 2; }
 build "$logs/baseline.log" || { tail -30 "$logs/baseline.log"; exit 2; }
@@ -101,8 +115,11 @@ PY
     fi
   else
     result=$(run_tiers "$log")
-    total=$((total + 1))
-    case "$result" in killed*) killed=$((killed + 1)) ;; esac
+    case "$result" in
+      killed*) total=$((total + 1)); killed=$((killed + 1)) ;;
+      INVALID*) invalid=$((invalid + 1)) ;;
+      *) total=$((total + 1)) ;;
+    esac
   fi
   # Revert (a new timestamp: the next build recompiles what the mutant touched).
   cp "$scratch/saved" "$src/$file"

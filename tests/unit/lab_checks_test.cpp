@@ -7,6 +7,8 @@
 #include <string>
 
 #include "../../bench/lab/sim/result.hpp"
+#include "../../bench/lab/sim/veth_bql.hpp"
+#include "lab_test_support.hpp"
 
 using namespace lab::sim;
 
@@ -46,4 +48,27 @@ TEST_CASE("lab checks: conservation catches one unit planted or lost anywhere") 
     CHECK_FALSE(conserved(1000, 900, 99));
     CHECK_FALSE(conserved(1000, 0, 0));
     CHECK_FALSE(conserved(0, 0, 1));
+}
+
+TEST_CASE("lab checks: a completion unit lost in the veth model fails its run (policy units)") {
+    // End to end, not just the helper: the veth model's own "policy units" check must see a
+    // completion path that loses one unit (the policy's inflight still agrees with
+    // posted - completed, so no other check does). Under `none`, so the unit never completed
+    // does not stop the producer (under a limit it could stall the whole run).
+    const scenario& sc = lab_test::find_scenario("veth-bql");
+    auto jobs = plan({&sc}, {{{"duration-ms", {20}}, {"warmup-ms", {5}}}}, {"none"});
+    REQUIRE_FALSE(jobs.empty());
+    const auto run_once = [&](bool lose) {
+        veth::model m{jobs.front().params, jobs.front().row};
+        if (lose) m.plant_lost_completion();
+        return m.run();
+    };
+    const run_result clean = run_once(false);
+    CHECK(clean.failures.empty());
+    const run_result lossy = run_once(true);
+    std::string all;
+    for (const auto& f : lossy.failures) all += f + "; ";
+    INFO(all);
+    REQUIRE(lossy.failures.size() == 1);
+    CHECK(lossy.failures[0].find("conservation (policy units)") != std::string::npos);
 }

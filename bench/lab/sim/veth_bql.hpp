@@ -154,6 +154,11 @@ public:
         }
     }
 
+    /// Test hook (tests/unit/lab_checks_test.cpp): the next report loses one unit on its way to
+    /// the policy, as a completion path with a bookkeeping bug would. The policy's books stay
+    /// self-consistent; only the "policy units" conservation check can see the loss.
+    void plant_lost_completion() { lose_unit_ = true; }
+
     run_result run() {
         eng_.at(0, k_start_producer);
         eng_.at(0, k_sample);
@@ -337,6 +342,10 @@ private:
     }
 
     void report(std::uint32_t n) {
+        if (lose_unit_ && n > 0) {
+            lose_unit_ = false;
+            --n;
+        }
         if (n == 0) return;
         policy_->completed(n, now());
         completed_units_ += n;
@@ -463,6 +472,7 @@ private:
     std::uint32_t polled_ = 0;
 
     std::uint64_t generated_ = 0, posted_ = 0, taken_ = 0, completed_units_ = 0;
+    bool lose_unit_ = false; // plant_lost_completion()
     std::uint64_t departures_ = 0, stops_ = 0, qdisc_departures_ = 0;
     std::uint64_t probes_sent_ = 0, probes_done_ = 0;
     level occupancy_{w_}, qdisc_level_{w_}, policy_level_{w_}, limit_{w_};
