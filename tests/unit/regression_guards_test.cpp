@@ -223,7 +223,14 @@ struct stubborn_ring {
     using value_type = std::uint64_t;
     rings::spsc_ring<std::uint64_t, 8> inner;
     int pop_failures = 0;
-    bool try_push(std::uint64_t&& v) noexcept { return inner.try_push(std::move(v)); }
+    int push_failures = 0; // the same on the producer's side, with room in the ring
+    bool try_push(std::uint64_t&& v) noexcept {
+        if (push_failures > 0) {
+            --push_failures;
+            return false;
+        }
+        return inner.try_push(std::move(v));
+    }
     bool try_pop(std::uint64_t& v) noexcept {
         if (pop_failures > 0) {
             --pop_failures;
@@ -248,4 +255,39 @@ TEST_CASE("channel: a consumer whose pops fail spuriously with an item in the ri
     CHECK(out == 42);
     CHECK(ring.pop_failures == 0);
     CHECK(ch.stats().consumer_sleeps == 0);
+}
+
+TEST_CASE("channel: a producer whose pushes fail spuriously on an empty ring does not sleep") {
+    // Kills the mutant chan-room-guard: with it send(), past its 128 tries, waits for a pop to
+    // free a slot in a ring that holds nothing, so no pop will ever come: it sleeps to the
+    // deadline and times out. One thread: nothing else touches the channel.
+    stubborn_ring ring;
+    ring.push_failures = 1000; // well past the spin before a wait
+    qlimits::channel<stubborn_ring, qlimits::unlimited<>> ch(ring);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    REQUIRE(ch.send(std::uint64_t{7}, deadline) == send_status::ok);
+    CHECK(ring.push_failures == 0);
+    CHECK(ch.stats().producer_waits == 0);
+    std::uint64_t out = 0;
+    REQUIRE(ch.try_receive(out));
+    CHECK(out == 7);
+}
+
+TEST_CASE("channel: receive() after close() retries a pop that fails with items still in the ring") {
+    // Kills the mutant chan-close-drain: with it a receive() whose first pop fails spuriously
+    // sees `closed` and returns false, dropping the items the producer sent before closing.
+    stubborn_ring ring;
+    qlimits::channel<stubborn_ring, qlimits::unlimited<>> ch(ring);
+    REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    REQUIRE(ch.try_send(std::uint64_t{2}) == send_status::ok);
+    ch.close();
+    ring.pop_failures = 3;
+    std::uint64_t out = 0;
+    REQUIRE(ch.receive(out));
+    CHECK(out == 1);
+    ring.pop_failures = 3;
+    REQUIRE(ch.receive(out));
+    CHECK(out == 2);
+    CHECK_FALSE(ch.receive(out)); // closed and drained
+    CHECK(ch.inflight() == 0);
 }
