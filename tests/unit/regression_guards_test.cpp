@@ -291,3 +291,22 @@ TEST_CASE("channel: receive() after close() retries a pop that fails with items 
     CHECK_FALSE(ch.receive(out)); // closed and drained
     CHECK(ch.inflight() == 0);
 }
+
+TEST_CASE("asymmetric barrier: heavy() reports a membarrier that ran as done") {
+    // Kills the mutant barrier-heavy (success and failure swapped): every consumer sleep would
+    // then count a membarrier failure and switch its channel to fences for good.
+    if (!qlimits::detail::asymmetric_barrier::available())
+        return; // no membarrier here (or refused): heavy() must fail, tested in tests/seccomp
+    CHECK(qlimits::detail::asymmetric_barrier::heavy());
+    // Through a channel: a consumer that sleeps once (an empty ring, a short deadline) keeps
+    // the asymmetric pair.
+    rings::spsc_ring<std::uint64_t, 8> ring;
+    qlimits::channel<rings::spsc_ring<std::uint64_t, 8>, qlimits::unlimited<>> ch(ring);
+    if (ch.stats().barrier != qlimits::barrier_in_use::membarrier)
+        return; // QLIMITS_FORCE_SYMMETRIC_BARRIER build
+    std::uint64_t out = 0;
+    CHECK_FALSE(ch.receive(out, std::chrono::steady_clock::now() + std::chrono::milliseconds{20}));
+    CHECK(ch.stats().consumer_sleeps >= 1);
+    CHECK(ch.stats().membarrier_failures == 0);
+    CHECK(ch.stats().barrier == qlimits::barrier_in_use::membarrier);
+}

@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
@@ -230,6 +233,62 @@ TEST_CASE("fuzz entry point: finds a policy that accepts an over-completion") {
     REQUIRE(r.failure != nullptr);
     CHECK(std::string(r.failure) == "a completion of more than is in flight was applied");
     CHECK(r.call == 2);
+}
+
+namespace {
+// unlimited, remembering the most units it ever had in flight.
+struct peak_watching_unlimited : qlimits::unlimited<> {
+    using base = qlimits::unlimited<>;
+    using base::base;
+    static inline std::uint32_t peak = 0;
+    bool on_queued(std::uint32_t n) noexcept { return note(base::on_queued(n)); }
+    bool on_queued(std::uint32_t n, time_point t) noexcept { return note(base::on_queued(n, t)); }
+    bool note(bool ok) noexcept {
+        if (inflight() > peak) peak = inflight();
+        return ok;
+    }
+};
+} // namespace
+
+TEST_CASE("fuzz entry point: never puts 2^31 units in flight (enqueues that would are skipped)") {
+    // Kills the mutant fuzz-books. Twenty enqueues of max_object units (2^28 - 1) each, then
+    // "complete all": the ninth would pass 2^31 in flight, where a policy's signed 32-bit
+    // comparisons no longer hold (and past 2^32 no policy can keep its books), so the driver
+    // must skip it and the rest, as its file comment promises.
+    std::vector<std::uint8_t> input;
+    for (int k = 0; k < 20; ++k)
+        input.insert(input.end(), {1, 0xFF, 0xFF, 0xFF, 0x8F}); // op 1, any size: 0x0FFFFFFF
+    input.insert(input.end(), {3, 0, 0, 0, 0});                 // complete all in flight
+    peak_watching_unlimited::peak = 0;
+    const auto r =
+        qt::check_limit_policy_bytes<peak_watching_unlimited>(input.data(), input.size());
+    CHECK(r.failure == nullptr);
+    CHECK(r.steps == 21);
+    CHECK(peak_watching_unlimited::peak == 8U * 0x0FFFFFFFU); // eight fit below 2^31
+}
+
+TEST_CASE("fuzz entry point: a broken invariant prints the rule and traps") {
+    // Kills the mutant fuzz-report: libFuzzer sees a finding only as a crash.
+    const std::uint8_t input[] = {0, 100, 0, 0, 0, /* q 100 */ 4, 0, 0, 0, 0 /* c 101 */};
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        (void)qt::fuzz_limit_policy<lenient_fixed>(input, sizeof input);
+        _exit(0); // not reached
+    }
+    close(fds[1]);
+    char buf[256] = {};
+    const auto n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status)); // SIGILL or SIGTRAP, depending on the compiler's trap
+    REQUIRE(n > 0);
+    CHECK(std::string(buf).find("qlimits fuzz: invariant broken at call 2: a completion of more "
+                                "than is in flight was applied") != std::string::npos);
 }
 
 TEST_CASE("rapidcheck generators: valid traces replay through every policy, checked") {
