@@ -3,11 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <string>
 
 #include "qlimits/limits/dql.hpp"
+#include "child_death.hpp"
 #include "contract_probe.hpp"
 
 namespace {
@@ -304,26 +305,13 @@ TEST_CASE("dql: over-completion is refused through the contract handler") {
 }
 
 TEST_CASE("dql: the default contract handler aborts with a clear message") {
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    const pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 2);
+    const auto end = test_support::run_in_child([] {
         dql_ms q{{}, at(0)};
         q.on_completed(1, at(0)); // nothing in flight
-        _exit(0);                 // not reached
-    }
-    close(fds[1]);
-    char buf[256] = {};
-    const auto n = read(fds[0], buf, sizeof buf - 1);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFSIGNALED(status));
-    CHECK(WTERMSIG(status) == SIGABRT);
-    REQUIRE(n > 0);
-    CHECK(std::string(buf).find("contract violated in dql::on_completed: over-completion") !=
+    });
+    CHECK(end.signaled);
+    CHECK(end.signal == SIGABRT);
+    CHECK(end.stderr_text.find("contract violated in dql::on_completed: over-completion") !=
           std::string::npos);
 }
 

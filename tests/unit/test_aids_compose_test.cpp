@@ -12,9 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
@@ -24,6 +21,7 @@
 #include "qlimits/testing/invariants.hpp"
 #include "qlimits/testing/rapidcheck.hpp"
 #include "qlimits/testing/trace.hpp"
+#include "child_death.hpp"
 
 namespace {
 namespace qt = qlimits::testing;
@@ -270,25 +268,11 @@ TEST_CASE("fuzz entry point: never puts 2^31 units in flight (enqueues that woul
 TEST_CASE("fuzz entry point: a broken invariant prints the rule and traps") {
     // Kills the mutant fuzz-report: libFuzzer sees a finding only as a crash.
     const std::uint8_t input[] = {0, 100, 0, 0, 0, /* q 100 */ 4, 0, 0, 0, 0 /* c 101 */};
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    const pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        (void)qt::fuzz_limit_policy<lenient_fixed>(input, sizeof input);
-        _exit(0); // not reached
-    }
-    close(fds[1]);
-    char buf[256] = {};
-    const auto n = read(fds[0], buf, sizeof buf - 1);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFSIGNALED(status)); // SIGILL or SIGTRAP, depending on the compiler's trap
-    REQUIRE(n > 0);
-    CHECK(std::string(buf).find("qlimits fuzz: invariant broken at call 2: a completion of more "
-                                "than is in flight was applied") != std::string::npos);
+    const auto end = test_support::run_in_child(
+        [&] { (void)qt::fuzz_limit_policy<lenient_fixed>(input, sizeof input); });
+    CHECK(end.signaled); // SIGILL or SIGTRAP, depending on the compiler's trap
+    CHECK(end.stderr_text.find("qlimits fuzz: invariant broken at call 2: a completion of more "
+                               "than is in flight was applied") != std::string::npos);
 }
 
 TEST_CASE("rapidcheck generators: valid traces replay through every policy, checked") {
