@@ -228,3 +228,17 @@ TEST_CASE("software_limit: works on the jiffy clock (1 ms ticks) with a budget b
     CHECK(o.taken > 50'000);
     CHECK(p.limit() >= 1);
 }
+
+TEST_CASE("software_limit: one sample over the budget (not twice it) cuts the limit") {
+    // Kills the mutant sw-budget (a cut only at twice the budget). The probe arms at the first
+    // completion with 8 items behind it; they all complete in one call 150 us later: one sample
+    // of 150 us against the default 100 us budget, and no earlier completion for the in-probe
+    // check to act on. 8 items in 150 us is 5.3 items per budget: the limit is cut to 5.
+    sw p({}, at(0));
+    REQUIRE(p.limit() == 8);
+    for (int i = 0; i < 9; ++i) REQUIRE(p.on_queued(1));
+    REQUIRE(p.on_completed(1, at(10'000)));
+    REQUIRE(p.on_completed(8, at(160'000)));
+    CHECK(p.stats().budget_cuts == 1);
+    CHECK(p.limit() == 5);
+}
