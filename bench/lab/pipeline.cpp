@@ -198,6 +198,8 @@ bool write_capture_file(const std::string& file, const qlimits::capture_log& log
     }
     pre += "meta policy " + row.name + "\nmeta pattern " +
            sim::format_value(pattern_spec, v.at("pattern")) + "\n";
+    // paced keeps a schedule (an open loop); flood and bursts send as soon as they may.
+    pre += v.at("pattern") == 2 ? "meta source open\n" : "meta source closed\n";
     char buf[128];
     for (const char* name : {"ring", "batch"}) {
         std::snprintf(buf, sizeof buf, "meta %s %.10g\n", name, v.at(name));

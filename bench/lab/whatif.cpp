@@ -25,9 +25,12 @@ const char* const whatif_usage =
     "  Replays a capture (format: qlimits-capture v1, docs/lab.md) through the thread-ring twin\n"
     "  under each policy (default: every registry row) and prints throughput, sojourn p50/p99,\n"
     "  upstream wait p99, wake-ups/s and CPU per item, beside what the capture itself shows.\n"
-    "  --source=closed  the producer stalls while stopped (pktgen; default): each item follows\n"
-    "                   the previous send by its captured think time\n"
+    "  --source=closed  the producer stalls while stopped (pktgen): each item follows the\n"
+    "                   previous send by its captured think time (default, unless the capture\n"
+    "                   says 'meta source open')\n"
     "  --source=open    items arrive at their captured times and wait upstream while stopped\n"
+    "  --overhead=capture|calibrated  the consumer's cost per item besides its work: measured\n"
+    "                   in the capture (default, where it shows a backlog) or consumer-item-ns\n"
     "  --work-ns=N      consumer work per item, instead of the capture's service records\n"
     "  --list           thread-ring's parameters (machine, ring, batch, window, policy knobs)\n"
     "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments or a malformed capture.\n";
@@ -64,7 +67,8 @@ int whatif_main(int argc, char** argv) {
     const auto specs = sim::whatif::params();
     std::string file, json_file, svg_dir = "lab-out";
     std::vector<std::string> filter;
-    auto source = sim::tring::trace_source::closed;
+    std::optional<sim::tring::trace_source> source;
+    bool calibrated_overhead = false;
     std::optional<double> work_ns;
     sim::param_lists user;
     for (int i = 1; i < argc; ++i) {
@@ -87,6 +91,11 @@ int whatif_main(int argc, char** argv) {
             continue;
         }
         if (arg.rfind("--source=", 0) == 0) return refuse("--source: expected closed or open");
+        if (arg == "--overhead=capture" || arg == "--overhead=calibrated") {
+            calibrated_overhead = arg == "--overhead=calibrated";
+            continue;
+        }
+        if (arg.rfind("--overhead=", 0) == 0) return refuse("--overhead: expected capture or calibrated");
         if (arg.rfind("--work-ns=", 0) == 0) {
             const sim::param_spec w{"work-ns", "0", 0, 1e9, false, false, {}, "ns", ""};
             double v = 0;
@@ -125,6 +134,12 @@ int whatif_main(int argc, char** argv) {
         return refuse(file + ":" + std::to_string(res.line) + ": " + res.reason);
     sim::trace_workload w;
     if (auto e = sim::make_trace_workload(cap, work_ns, w)) return refuse(file + ": " + *e);
+    if (calibrated_overhead) w.consumer_gap.reset();
+    if (!source) {
+        const std::string m = cap.meta_or("source", "closed");
+        if (m != "closed" && m != "open") return refuse(file + ": meta source: expected closed or open");
+        source = m == "open" ? sim::tring::trace_source::open : sim::tring::trace_source::closed;
+    }
     sim::param_values values;
     if (auto e = sim::whatif::values_for(cap, w, user, values)) return refuse(file + ": " + *e);
 
@@ -138,22 +153,27 @@ int whatif_main(int argc, char** argv) {
         if (!found) return refuse("unknown policy '" + f + "'");
     }
 
-    const char* const src = source == sim::tring::trace_source::open ? "open" : "closed";
+    const char* const src = *source == sim::tring::trace_source::open ? "open" : "closed";
+    char overhead[96];
+    if (const auto o = sim::consumer_overhead(w, values["wake-ns"], values["wake-call-ns"]))
+        std::snprintf(overhead, sizeof overhead, "%.4g ns per item, from the capture", *o);
+    else
+        std::snprintf(overhead, sizeof overhead, "consumer-item-ns %g", values["consumer-item-ns"]);
     std::printf("whatif %s: %zu items over %.1f ms (dropped: %llu items, %llu completions, %llu "
                 "services), captured under %s; %s loop; replay %g ms, %g ms warm-up; ring %g, "
-                "batch %g; wake-ns %g, wake-call-ns %g, sleep-call-ns %g\n\n",
+                "batch %g; wake-ns %g, wake-call-ns %g, sleep-call-ns %g; consumer overhead %s\n\n",
                 file.c_str(), w.size(), static_cast<double>(w.span) / 1e6,
                 static_cast<unsigned long long>(cap.dropped_items),
                 static_cast<unsigned long long>(cap.dropped_completions),
                 static_cast<unsigned long long>(cap.dropped_services),
                 cap.meta_or("policy", "(unnamed policy)").c_str(), src, values["duration-ms"],
                 values["warmup-ms"], values["ring"], values["batch"], values["wake-ns"],
-                values["wake-call-ns"], values["sleep-call-ns"]);
+                values["wake-call-ns"], values["sleep-call-ns"], overhead);
     std::vector<sim::run_result> results;
     results.push_back(sim::whatif::observed(cap, values));
     for (const auto& row : rows) {
         if (!sim::row_selected(filter, row.name)) continue;
-        sim::run_result r = sim::whatif::replay(w, values, row, source);
+        sim::run_result r = sim::whatif::replay(w, values, row, *source);
         r.case_label = std::filesystem::path(file).filename().string() + " " + src;
         for (const auto& [n, v] : values) r.params.emplace_back(n, sim::fmt_num(v, "%.10g"));
         results.push_back(std::move(r));

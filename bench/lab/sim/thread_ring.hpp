@@ -133,6 +133,9 @@ public:
         : p_(p), name_(row.name), trace_(trace), open_(source == trace_source::open),
           rec_(record) {
         if (trace_ != nullptr && trace_->size() == 0) trace_ = nullptr;
+        if (trace_ != nullptr)
+            traced_overhead_ = consumer_overhead(*trace_, p.at("wake-ns"), p.at("wake-call-ns"))
+                                   .value_or(p.at("consumer-item-ns"));
         auto get = [&](const char* n) { return p.at(n); };
         pattern_ = static_cast<int>(get("pattern"));
         ring_cap_ = static_cast<std::size_t>(get("ring"));
@@ -337,7 +340,7 @@ private:
         for (const std::uint64_t ix : taking_) {
             if (trace_ != nullptr) {
                 const double w = trace_->service[ix % trace_->size()];
-                t += static_cast<ns_t>(w) + cost(consumer_item_ns_ + miss);
+                t += static_cast<ns_t>(w) + cost(traced_overhead_ + miss);
                 own += w;
             } else {
                 const ns_t c = cost(work_ns_ + consumer_item_ns_ + miss);
@@ -442,6 +445,7 @@ private:
     bool open_ = false;
     qlimits::capture_log* rec_ = nullptr;
     ns_t traced_ready_ = 0;
+    double traced_overhead_ = 0; ///< the consumer's cost per item besides the captured work
     std::uint64_t held_ix_ = 0, units_in_ = 0;
     std::uint32_t held_units_ = 1;
     int pattern_ = 0;

@@ -9,7 +9,16 @@
 //  - arrival (open loop): wanted_i - wanted_0;
 //  - send_pre / send_post: the send's own time before and after the entry, the 10th percentile
 //    over the capture (the quickest sends are the ones that did not wait);
-//  - service: each `s` record's work (END - START) split evenly over its items, in order.
+//  - service: each `s` record's work (END - START) split evenly over its items, in order;
+//  - consumer overhead: what the consumer spent per item outside its work while work was
+//    waiting: the median, over the gaps between one service's end and the next one's start
+//    during which the ring held items (entered and not yet served), of the gap divided by the
+//    next service's items. It holds the channel's receive and completion, any wake-up call the
+//    consumer made, and any time it lost its CPU (on a 2-CPU machine the woken producer may run
+//    on the consumer's CPU). The replay uses it instead of the calibrated consumer-item-ns
+//    unless told otherwise (whatif --overhead=calibrated), less the wake-up calls it holds,
+//    which the model charges itself: one wake-call-ns per blocked send (a send that waited at
+//    least half the wake-up latency was woken), spread over the items (consumer_overhead()).
 #pragma once
 
 #include <algorithm>
@@ -28,6 +37,8 @@ struct trace_workload {
     std::vector<double> service; ///< ns of consumer work per item
     std::vector<std::uint32_t> units;
     ns_t send_pre = 0, send_post = 0;
+    std::optional<double> consumer_gap; ///< ns per item between services; none if never backlogged
+    std::vector<ns_t> send_wait;        ///< entered - wanted, per item
     ns_t span = 0;   ///< first wanted to last entered: the captured run's length
     ns_t period = 0; ///< open loop: a repeat of the trace starts this long after the last
                      ///< (the last arrival plus one mean gap)
@@ -71,15 +82,44 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
         out.units.push_back(it.units);
         out.service.push_back(service[i]);
         pre.push_back(it.entered_ns - it.wanted_ns);
+        out.send_wait.push_back(it.entered_ns - it.wanted_ns);
         post.push_back(it.done_ns - it.entered_ns);
     }
     out.send_pre = low_percentile(pre);
     out.send_post = low_percentile(post);
     out.span = c.items[n - 1].entered_ns - std::min(w0, c.items[n - 1].entered_ns);
     if (out.span == 0) return std::string{"the capture's items all entered at one instant"};
+    std::vector<double> gaps; // per item, between services while items waited
+    std::uint64_t served = 0;
+    for (std::size_t k = 0; k + 1 < c.services.size(); ++k) {
+        served += c.services[k].items;
+        const std::uint64_t end = c.services[k].end_ns;
+        const auto entered = static_cast<std::uint64_t>(
+            std::upper_bound(c.items.begin(), c.items.end(), end,
+                             [](std::uint64_t t, const qlimits::capture_item& it) { return t < it.entered_ns; }) -
+            c.items.begin());
+        const std::uint64_t next = c.services[k + 1].start_ns;
+        if (entered > served && next >= end)
+            gaps.push_back(static_cast<double>(next - end) / c.services[k + 1].items);
+    }
+    if (!gaps.empty()) {
+        std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+        out.consumer_gap = gaps[gaps.size() / 2];
+    }
     const ns_t last = out.arrival.back();
     out.period = std::max<ns_t>(last + last / (n - 1), 1);
     return std::nullopt;
+}
+
+/// The consumer's captured cost per item besides its work (see the file comment), without the
+/// wake-up calls in it; none if the capture never showed a backlog.
+inline std::optional<double> consumer_overhead(const trace_workload& w, double wake_ns,
+                                               double wake_call_ns) {
+    if (!w.consumer_gap || w.send_wait.empty()) return std::nullopt;
+    std::size_t woken = 0;
+    for (const ns_t s : w.send_wait) woken += static_cast<double>(s) >= wake_ns / 2;
+    const double calls = wake_call_ns * static_cast<double>(woken) / static_cast<double>(w.send_wait.size());
+    return std::max(0.0, *w.consumer_gap - calls);
 }
 
 } // namespace lab::sim
