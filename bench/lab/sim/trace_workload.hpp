@@ -11,9 +11,10 @@
 //    over the capture (the quickest sends are the ones that did not wait);
 //  - service: each `s` record's work (END - START) split evenly over its items, in order;
 //  - consumer overhead: what the consumer spent per item outside its work while work was
-//    waiting: the median, over the gaps between one service's end and the next one's start
-//    during which the ring held items (entered and not yet served), of the gap divided by the
-//    next service's items. It holds the channel's receive and completion, any wake-up call the
+//    waiting: the gaps between one service's end and the next one's start during which the
+//    ring held items (entered and not yet served), summed, over the items of the services
+//    that followed them (a mean: throughput is set by the mean, and the gaps have a long tail
+//    where the consumer lost its CPU). It holds the channel's receive and completion, any wake-up call the
 //    consumer made, and any time it lost its CPU (on a 2-CPU machine the woken producer may run
 //    on the consumer's CPU). The replay uses it instead of the calibrated consumer-item-ns
 //    unless told otherwise (whatif --overhead=calibrated), less the wake-up calls it holds,
@@ -89,7 +90,7 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
     out.send_post = low_percentile(post);
     out.span = c.items[n - 1].entered_ns - std::min(w0, c.items[n - 1].entered_ns);
     if (out.span == 0) return std::string{"the capture's items all entered at one instant"};
-    std::vector<double> gaps; // per item, between services while items waited
+    double gap_ns = 0, gap_items = 0; // between services while items waited
     std::uint64_t served = 0;
     for (std::size_t k = 0; k + 1 < c.services.size(); ++k) {
         served += c.services[k].items;
@@ -99,13 +100,12 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
                              [](std::uint64_t t, const qlimits::capture_item& it) { return t < it.entered_ns; }) -
             c.items.begin());
         const std::uint64_t next = c.services[k + 1].start_ns;
-        if (entered > served && next >= end)
-            gaps.push_back(static_cast<double>(next - end) / c.services[k + 1].items);
+        if (entered > served && next >= end) {
+            gap_ns += static_cast<double>(next - end);
+            gap_items += c.services[k + 1].items;
+        }
     }
-    if (!gaps.empty()) {
-        std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-        out.consumer_gap = gaps[gaps.size() / 2];
-    }
+    if (gap_items > 0) out.consumer_gap = gap_ns / gap_items;
     const ns_t last = out.arrival.back();
     out.period = std::max<ns_t>(last + last / (n - 1), 1);
     return std::nullopt;
