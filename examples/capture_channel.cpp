@@ -33,15 +33,18 @@ int main(int argc, char** argv) {
     std::uint64_t sum = 0;
     while (const std::size_t got = ch.receive_batch(batch, qlimits::completion::per_batch)) {
         const std::uint64_t start = log.now();
-        for (std::size_t k = 0; k < got; ++k) sum += batch[k] * batch[k] % 7; // your work
+        for (std::size_t k = 0; k < got; ++k)
+            sum += batch[k] * batch[k] % 7;                 // your work
         log.served(static_cast<std::uint32_t>(got), start); // what the work took
     }
     producer.join();
 
     std::FILE* f = std::fopen(argc > 1 ? argv[1] : "channel.capture", "wb");
-    if (f == nullptr) return 1;
-    qlimits::write_capture(log, [f](std::string_view s) { std::fwrite(s.data(), 1, s.size(), f); },
-                           "meta policy dql-batch\nmeta ring 256\nmeta batch 64\n");
+    if (f == nullptr)
+        return 1;
+    qlimits::write_capture(
+        log, [f](std::string_view s) { std::fwrite(s.data(), 1, s.size(), f); },
+        "meta policy dql-batch\nmeta ring 256\nmeta batch 64\n");
     const bool written = std::fclose(f) == 0;
     std::printf("%zu items captured (%llu dropped), checksum %llu\n", log.item_count(),
                 static_cast<unsigned long long>(log.dropped_items()),

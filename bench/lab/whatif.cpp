@@ -36,22 +36,23 @@ const char* const whatif_usage =
     "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments or a malformed capture.\n";
 
 void print_rows(const std::vector<sim::run_result>& rs, double captured_pps) {
-    std::printf("%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n", "policy", "items/s",
-                "x capt.", "soj.p50", "soj.p99", "upstr.p99", "p.wake/s", "c.wake/s", "p.cpu/it",
-                "c.cpu/it", "limit");
+    std::printf("%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n", "policy", "items/s", "x capt.",
+                "soj.p50", "soj.p99", "upstr.p99", "p.wake/s", "c.wake/s", "p.cpu/it", "c.cpu/it",
+                "limit");
     for (const auto& r : rs) {
-        const auto f = [&](const char* m, const char* fmt = "%.4g") { return sim::fmt_num(r.get(m), fmt); };
+        const auto f = [&](const char* m, const char* fmt = "%.4g") {
+            return sim::fmt_num(r.get(m), fmt);
+        };
         const double pps = r.get("throughput_pps").value_or(0);
         char x[32];
         std::snprintf(x, sizeof x, "%.3f", captured_pps > 0 ? pps / captured_pps : 0.0);
-        std::printf("%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n",
-                    (r.policy + (r.failures.empty() ? "" : " FAILED")).c_str(),
-                    f("throughput_pps").c_str(), x, f("sojourn_p50_us").c_str(),
-                    f("sojourn_p99_us").c_str(), f("send_wait_p99_us").c_str(),
-                    f("producer_wakeups_per_s", "%.3g").c_str(),
-                    f("consumer_wakeups_per_s", "%.3g").c_str(),
-                    f("producer_cpu_ns_per_item").c_str(), f("consumer_cpu_ns_per_item").c_str(),
-                    f("limit_final").c_str());
+        std::printf(
+            "%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n",
+            (r.policy + (r.failures.empty() ? "" : " FAILED")).c_str(), f("throughput_pps").c_str(),
+            x, f("sojourn_p50_us").c_str(), f("sojourn_p99_us").c_str(),
+            f("send_wait_p99_us").c_str(), f("producer_wakeups_per_s", "%.3g").c_str(),
+            f("consumer_wakeups_per_s", "%.3g").c_str(), f("producer_cpu_ns_per_item").c_str(),
+            f("consumer_cpu_ns_per_item").c_str(), f("limit_final").c_str());
     }
     std::printf("(times in us, CPU in ns per item; 'captured' is the capture itself, no model; "
                 "upstr.p99: wanted to entered)\n");
@@ -90,16 +91,19 @@ int whatif_main(int argc, char** argv) {
                                             : sim::tring::trace_source::closed;
             continue;
         }
-        if (arg.rfind("--source=", 0) == 0) return refuse("--source: expected closed or open");
+        if (arg.rfind("--source=", 0) == 0)
+            return refuse("--source: expected closed or open");
         if (arg == "--overhead=capture" || arg == "--overhead=calibrated") {
             calibrated_overhead = arg == "--overhead=calibrated";
             continue;
         }
-        if (arg.rfind("--overhead=", 0) == 0) return refuse("--overhead: expected capture or calibrated");
+        if (arg.rfind("--overhead=", 0) == 0)
+            return refuse("--overhead: expected capture or calibrated");
         if (arg.rfind("--work-ns=", 0) == 0) {
             const sim::param_spec w{"work-ns", "0", 0, 1e9, false, false, {}, "ns", ""};
             double v = 0;
-            if (auto e = sim::parse_value(w, arg.substr(10), v)) return refuse("--work-ns: " + *e);
+            if (auto e = sim::parse_value(w, arg.substr(10), v))
+                return refuse("--work-ns: " + *e);
             work_ns = v;
             continue;
         }
@@ -111,46 +115,61 @@ int whatif_main(int argc, char** argv) {
             arg.rfind("--svg=", 0) == 0) {
             const bool json = arg.rfind("--json", 0) == 0;
             const std::size_t eq = arg.find('=');
-            std::string v = eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[++i] : "");
-            if (v.empty() || v.rfind("--", 0) == 0) return refuse(arg.substr(0, 6) + " needs a name");
+            std::string v =
+                eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[++i] : "");
+            if (v.empty() || v.rfind("--", 0) == 0)
+                return refuse(arg.substr(0, 6) + " needs a name");
             (json ? json_file : svg_dir) = v;
             continue;
         }
         if (arg.rfind("--", 0) != 0) {
-            if (!file.empty()) return refuse("one capture at a time ('" + arg + "')");
+            if (!file.empty())
+                return refuse("one capture at a time ('" + arg + "')");
             file = arg;
             continue;
         }
-        if (auto e = sim::parse_param_arg(specs, arg, user)) return refuse(*e);
+        if (auto e = sim::parse_param_arg(specs, arg, user))
+            return refuse(*e);
     }
-    if (file.empty()) return refuse("missing CAPTURE (see --help)");
+    if (file.empty())
+        return refuse("missing CAPTURE (see --help)");
 
     std::ifstream in(file, std::ios::binary);
-    if (!in) return refuse("cannot read " + file);
+    if (!in)
+        return refuse("cannot read " + file);
     std::ostringstream text;
     text << in.rdbuf();
     qlimits::capture_data cap;
     if (const auto res = qlimits::read_capture(text.str(), cap); !res.ok)
         return refuse(file + ":" + std::to_string(res.line) + ": " + res.reason);
     sim::trace_workload w;
-    if (auto e = sim::make_trace_workload(cap, work_ns, w)) return refuse(file + ": " + *e);
-    if (calibrated_overhead) w.consumer_gap.reset();
+    if (auto e = sim::make_trace_workload(cap, work_ns, w))
+        return refuse(file + ": " + *e);
+    if (calibrated_overhead)
+        w.consumer_gap.reset();
     if (!source) {
         const std::string m = cap.meta_or("source", "closed");
-        if (m != "closed" && m != "open") return refuse(file + ": meta source: expected closed or open");
+        if (m != "closed" && m != "open")
+            return refuse(file + ": meta source: expected closed or open");
         source = m == "open" ? sim::tring::trace_source::open : sim::tring::trace_source::closed;
     }
     sim::param_values values;
-    if (auto e = sim::whatif::values_for(cap, w, user, values)) return refuse(file + ": " + *e);
+    if (auto e = sim::whatif::values_for(cap, w, user, values))
+        return refuse(file + ": " + *e);
 
     sim::param_lists lists;
-    for (const auto& [n, v] : values) lists[n] = {v};
-    if (auto it = user.find("fixed-limit"); it != user.end()) lists["fixed-limit"] = it->second;
-    const auto rows = sim::registry_rows(sim::tring::completions(), sim::completion_mode::per_poll, lists);
+    for (const auto& [n, v] : values)
+        lists[n] = {v};
+    if (auto it = user.find("fixed-limit"); it != user.end())
+        lists["fixed-limit"] = it->second;
+    const auto rows =
+        sim::registry_rows(sim::tring::completions(), sim::completion_mode::per_poll, lists);
     for (const auto& f : filter) {
         bool found = false;
-        for (const auto& r : rows) found = found || sim::row_selected({f}, r.name);
-        if (!found) return refuse("unknown policy '" + f + "'");
+        for (const auto& r : rows)
+            found = found || sim::row_selected({f}, r.name);
+        if (!found)
+            return refuse("unknown policy '" + f + "'");
     }
 
     const char* const src = *source == sim::tring::trace_source::open ? "open" : "closed";
@@ -172,10 +191,12 @@ int whatif_main(int argc, char** argv) {
     std::vector<sim::run_result> results;
     results.push_back(sim::whatif::observed(cap, values));
     for (const auto& row : rows) {
-        if (!sim::row_selected(filter, row.name)) continue;
+        if (!sim::row_selected(filter, row.name))
+            continue;
         sim::run_result r = sim::whatif::replay(w, values, row, *source);
         r.case_label = std::filesystem::path(file).filename().string() + " " + src;
-        for (const auto& [n, v] : values) r.params.emplace_back(n, sim::fmt_num(v, "%.10g"));
+        for (const auto& [n, v] : values)
+            r.params.emplace_back(n, sim::fmt_num(v, "%.10g"));
         results.push_back(std::move(r));
     }
     results.front().case_label = results.size() > 1 ? results[1].case_label : file;
@@ -194,8 +215,9 @@ int whatif_main(int argc, char** argv) {
         std::vector<sim::run_result> plotted(results.begin() + 1, results.end());
         std::error_code ec;
         std::filesystem::create_directories(svg_dir, ec);
-        const auto path = std::filesystem::path{svg_dir} /
-                          ("whatif__" + sim::slug(plotted.empty() ? file : plotted.front().case_label) + ".svg");
+        const auto path =
+            std::filesystem::path{svg_dir} /
+            ("whatif__" + sim::slug(plotted.empty() ? file : plotted.front().case_label) + ".svg");
         std::ofstream f(path, std::ios::binary);
         f << sim::svg_case(plotted);
         if (!f) {
@@ -207,7 +229,8 @@ int whatif_main(int argc, char** argv) {
     }
     for (const auto& r : results)
         for (const auto& f : r.failures) {
-            std::fprintf(stderr, "qlimits-lab whatif: CHECK FAILED %s: %s\n", r.policy.c_str(), f.c_str());
+            std::fprintf(stderr, "qlimits-lab whatif: CHECK FAILED %s: %s\n", r.policy.c_str(),
+                         f.c_str());
             ok = false;
         }
     return ok ? exit_ok : exit_failure;

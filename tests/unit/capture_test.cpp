@@ -19,7 +19,8 @@
 namespace {
 std::string text_of(const qlimits::capture_log& log, std::string_view pre = {}) {
     std::string out;
-    qlimits::write_capture(log, [&](std::string_view s) { out.append(s); }, pre);
+    qlimits::write_capture(
+        log, [&](std::string_view s) { out.append(s); }, pre);
     return out;
 }
 
@@ -114,12 +115,14 @@ TEST_CASE("capture: the reader names the line and the reason of every malformed 
         qlimits::capture_data d;
         d.items.push_back({});
         const auto r = qlimits::read_capture(text, d);
-        if (!r.ok) CHECK(d.items.empty()); // never a partial result
+        if (!r.ok)
+            CHECK(d.items.empty()); // never a partial result
         return r.ok ? std::string{"ok"} : std::to_string(r.line) + ": " + r.reason;
     };
     const std::string h = "# a comment\nqlimits-capture v1\n";
     CHECK(error_of("") == "0: empty: no 'qlimits-capture v1' line");
-    CHECK(error_of("i 1 2 3 1\n") == "1: not a qlimits capture (expected 'qlimits-capture v1' first)");
+    CHECK(error_of("i 1 2 3 1\n") ==
+          "1: not a qlimits capture (expected 'qlimits-capture v1' first)");
     CHECK(error_of("qlimits-capture v2\n") ==
           "1: unsupported capture version 'v2' (this reader reads v1)");
     CHECK(error_of(h + "i 1 2 3\n") == "3: missing field");
@@ -138,9 +141,12 @@ TEST_CASE("capture: the reader names the line and the reason of every malformed 
     CHECK(error_of(h + "s 5 6 1\ns 4 7 1\n") == "4: service starts before the previous service");
     CHECK(error_of(h + "dropped 1 2 3\ndropped 1 2 3\n") == "4: drop counts given twice");
     CHECK(error_of(h + "meta policy\n") == "3: missing field");
-    CHECK(error_of(h + "param wake-ns 1e3\n") == "3: bad number (expected decimal, e.g. 12 or 12.5)");
-    CHECK(error_of(h + "param wake-ns 1.\n") == "3: bad number (expected decimal, e.g. 12 or 12.5)");
-    CHECK(error_of(h + "stat stops -1\n") == "3: bad number (expected unsigned decimal below 2^64)");
+    CHECK(error_of(h + "param wake-ns 1e3\n") ==
+          "3: bad number (expected decimal, e.g. 12 or 12.5)");
+    CHECK(error_of(h + "param wake-ns 1.\n") ==
+          "3: bad number (expected decimal, e.g. 12 or 12.5)");
+    CHECK(error_of(h + "stat stops -1\n") ==
+          "3: bad number (expected unsigned decimal below 2^64)");
     CHECK(error_of(h + "x 1\n") == "3: unknown record 'x'");
     CHECK(error_of(h + "i 1 2 3 1\nc 4 2\n") == "0: more units completed than queued");
     CHECK(error_of(h + "i 1 2 3 1\ns 4 5 2\n") == "0: more items served than recorded");
@@ -151,7 +157,8 @@ TEST_CASE("capture: capturing<> under a channel records each item and each compl
     rings::spsc_ring<int, 16> ring;
     qlimits::capture_log log(qlimits::capture_capacity{64, 64, 64});
     using policy = qlimits::capturing<qlimits::fixed_limit<>>;
-    qlimits::channel<rings::spsc_ring<int, 16>, policy> ch(ring, policy::config_type{{.limit = 4}, &log});
+    qlimits::channel<rings::spsc_ring<int, 16>, policy> ch(ring,
+                                                           policy::config_type{{.limit = 4}, &log});
     std::size_t sent = 0;
     for (int k = 0; k < 8; ++k) {
         log.wanted();
@@ -187,7 +194,8 @@ TEST_CASE("capture: capturing<> under a tx_gate records posted and completed byt
     qlimits::tx_gate<policy, nic_flag> gate(policy::config_type{{.min_limit = 3000}, &log},
                                             qlimits::jiffy_clock::now());
     std::uint32_t posted = 0;
-    for (; !q.stopped(); posted += 1500) gate.sent(q, 1500);
+    for (; !q.stopped(); posted += 1500)
+        gate.sent(q, 1500);
     gate.completed(q, posted, qlimits::jiffy_clock::now());
     CHECK(log.item_count() == posted / 1500);
     CHECK(log.items()[0].units == 1500);

@@ -29,9 +29,11 @@ param_values thread_ring_values(double pattern) {
 
 policy_row row_named(const std::string& name) {
     param_lists lists;
-    for (const auto& [n, x] : thread_ring_values(0)) lists[n] = {x};
+    for (const auto& [n, x] : thread_ring_values(0))
+        lists[n] = {x};
     for (const auto& r : registry_rows(tring::completions(), completion_mode::per_poll, lists))
-        if (r.name == name) return r;
+        if (r.name == name)
+            return r;
     FAIL("no row " << name);
     return {};
 }
@@ -42,11 +44,12 @@ run_result simulate(const param_values& v, const std::string& policy, std::strin
     tring::model m{v, row_named(policy), nullptr, tring::trace_source::closed,
                    capture != nullptr ? &log : nullptr};
     run_result r = m.run();
-    for (const auto& f : r.failures) FAIL_CHECK(f);
+    for (const auto& f : r.failures)
+        FAIL_CHECK(f);
     if (capture != nullptr) {
         capture->clear();
-        qlimits::write_capture(log, [&](std::string_view s) { capture->append(s); },
-                               "meta policy " + policy + "\n");
+        qlimits::write_capture(
+            log, [&](std::string_view s) { capture->append(s); }, "meta policy " + policy + "\n");
         CHECK(log.dropped_items() == 0);
     }
     return r;
@@ -65,13 +68,16 @@ replayed load(const std::string& text, const param_values& v) {
     const auto err = make_trace_workload(out.data, std::nullopt, out.work);
     REQUIRE_MESSAGE(!err, *err);
     param_lists user;
-    for (const char* n : {"duration-ms", "warmup-ms"}) user[n] = {v.at(n)};
+    for (const char* n : {"duration-ms", "warmup-ms"})
+        user[n] = {v.at(n)};
     const auto e = whatif::values_for(out.data, out.work, user, out.values);
     REQUIRE_MESSAGE(!e, *e);
     return out;
 }
 
-double rel(double a, double b) { return std::fabs(a - b) / b; }
+double rel(double a, double b) {
+    return std::fabs(a - b) / b;
+}
 } // namespace
 
 TEST_CASE("whatif: a simulator's capture replayed under its own policy gives back its numbers") {
@@ -84,7 +90,8 @@ TEST_CASE("whatif: a simulator's capture replayed under its own policy gives bac
             const replayed rp = load(text, v);
             const run_result again =
                 whatif::replay(rp.work, rp.values, row_named(policy), tring::trace_source::closed);
-            for (const auto& f : again.failures) FAIL_CHECK(f); // conservation, Little's law
+            for (const auto& f : again.failures)
+                FAIL_CHECK(f); // conservation, Little's law
             // The replay re-draws the channel's own costs (same distribution, other draws) and
             // keeps the captured work: throughput within 3%, sojourn p99 within 15%.
             CHECK(rel(*again.get("throughput_pps"), *sim.get("throughput_pps")) < 0.03);
@@ -106,7 +113,8 @@ TEST_CASE("whatif: a capture under one policy predicts the simulator's runs of t
         const run_result direct = simulate(v, policy, nullptr);
         const run_result predicted =
             whatif::replay(rp.work, rp.values, row_named(policy), tring::trace_source::closed);
-        for (const auto& f : predicted.failures) FAIL_CHECK(f);
+        for (const auto& f : predicted.failures)
+            FAIL_CHECK(f);
         CHECK(rel(*predicted.get("throughput_pps"), *direct.get("throughput_pps")) < 0.05);
         CHECK(rel(*predicted.get("sojourn_p99_us"), *direct.get("sojourn_p99_us")) < 0.20);
     }
@@ -121,8 +129,10 @@ TEST_CASE("whatif: open loop keeps the captured arrivals and queues them upstrea
         whatif::replay(rp.work, rp.values, row_named("none"), tring::trace_source::open);
     const run_result item =
         whatif::replay(rp.work, rp.values, row_named("dql-item"), tring::trace_source::open);
-    for (const auto& f : none.failures) FAIL_CHECK(f);
-    for (const auto& f : item.failures) FAIL_CHECK(f);
+    for (const auto& f : none.failures)
+        FAIL_CHECK(f);
+    for (const auto& f : item.failures)
+        FAIL_CHECK(f);
     // Arrivals do not depend on the policy. Without a limit the consumer keeps up: throughput is
     // the arrival rate. Per-item dql wakes the producer for every item and falls behind (the
     // thread-ring's known weakness): the arrivals it cannot take wait upstream, so the upstream

@@ -56,7 +56,8 @@ struct capture_data {
     /// A meta value, or `fallback`.
     [[nodiscard]] std::string meta_or(std::string_view key, std::string fallback = {}) const {
         for (const auto& [k, v] : meta)
-            if (k == key) return v;
+            if (k == key)
+                return v;
         return fallback;
     }
 };
@@ -73,7 +74,8 @@ template <class Sink>
 void capture_put(Sink& sink, std::string_view kind, std::initializer_list<std::uint64_t> fields) {
     char buf[16 + 4 * 24];
     char* p = buf;
-    for (const char ch : kind) *p++ = ch;
+    for (const char ch : kind)
+        *p++ = ch;
     for (const std::uint64_t v : fields) {
         *p++ = ' ';
         p = testing::format_decimal(p, buf + sizeof buf, v);
@@ -86,13 +88,16 @@ void capture_put(Sink& sink, std::string_view kind, std::initializer_list<std::u
 inline bool parse_capture_number(std::string_view s, double& out) noexcept {
     const std::size_t dot = s.find('.');
     std::uint64_t whole = 0, frac = 0;
-    if (!testing::parse_decimal(s.substr(0, dot), whole)) return false;
+    if (!testing::parse_decimal(s.substr(0, dot), whole))
+        return false;
     double v = static_cast<double>(whole);
     if (dot != std::string_view::npos) {
         const std::string_view f = s.substr(dot + 1);
-        if (f.size() > 18 || !testing::parse_decimal(f, frac)) return false;
+        if (f.size() > 18 || !testing::parse_decimal(f, frac))
+            return false;
         double scale = 1;
-        for (std::size_t i = 0; i < f.size(); ++i) scale *= 10;
+        for (std::size_t i = 0; i < f.size(); ++i)
+            scale *= 10;
         v += static_cast<double>(frac) / scale;
     }
     out = v;
@@ -109,8 +114,9 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
     sink(std::string_view("\n"));
     sink(preamble);
     if (log.dropped_items() + log.dropped_completions() + log.dropped_services() != 0)
-        detail::capture_put(sink, "dropped", {log.dropped_items(), log.dropped_completions(),
-                                        log.dropped_services()});
+        detail::capture_put(
+            sink, "dropped",
+            {log.dropped_items(), log.dropped_completions(), log.dropped_services()});
     for (std::size_t k = 0; k < log.item_count(); ++k) {
         const capture_item& r = log.items()[k];
         detail::capture_put(sink, "i", {r.wanted_ns, r.entered_ns, r.done_ns, r.units});
@@ -146,8 +152,10 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
         const std::string_view line = text.substr(0, nl);
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
         const testing::trace_fields f = testing::split_trace_line(line);
-        if (f.empty()) continue;
-        if (f.too_many) return fail(line_no, "too many fields");
+        if (f.empty())
+            continue;
+        if (f.too_many)
+            return fail(line_no, "too many fields");
         const std::string_view kind = f.field[0];
         if (!header) {
             if (kind != "qlimits-capture" || f.count != 2)
@@ -168,47 +176,59 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
             return nullptr;
         };
         if (kind == "i") {
-            if (const char* e = numbers(4)) return fail(line_no, e);
+            if (const char* e = numbers(4))
+                return fail(line_no, e);
             if (!(v[0] <= v[1] && v[1] <= v[2]))
                 return fail(line_no, "item times out of order (need WANTED <= ENTERED <= DONE)");
-            if (v[3] == 0 || v[3] > UINT32_MAX) return fail(line_no, "item units must be 1..2^32-1");
+            if (v[3] == 0 || v[3] > UINT32_MAX)
+                return fail(line_no, "item units must be 1..2^32-1");
             if (!out.items.empty() && v[1] < out.items.back().entered_ns)
                 return fail(line_no, "item entered before the previous item");
             out.items.push_back({v[0], v[1], v[2], static_cast<std::uint32_t>(v[3])});
             queued_units += v[3];
         } else if (kind == "c") {
-            if (const char* e = numbers(2)) return fail(line_no, e);
-            if (v[1] == 0 || v[1] > UINT32_MAX) return fail(line_no, "completion units must be 1..2^32-1");
+            if (const char* e = numbers(2))
+                return fail(line_no, e);
+            if (v[1] == 0 || v[1] > UINT32_MAX)
+                return fail(line_no, "completion units must be 1..2^32-1");
             if (!out.completions.empty() && v[0] < out.completions.back().at_ns)
                 return fail(line_no, "completion before the previous completion");
             out.completions.push_back({v[0], static_cast<std::uint32_t>(v[1])});
             completed_units += v[1];
         } else if (kind == "s") {
-            if (const char* e = numbers(3)) return fail(line_no, e);
-            if (v[0] > v[1]) return fail(line_no, "service ends before it starts");
-            if (v[2] == 0 || v[2] > UINT32_MAX) return fail(line_no, "service items must be 1..2^32-1");
+            if (const char* e = numbers(3))
+                return fail(line_no, e);
+            if (v[0] > v[1])
+                return fail(line_no, "service ends before it starts");
+            if (v[2] == 0 || v[2] > UINT32_MAX)
+                return fail(line_no, "service items must be 1..2^32-1");
             if (!out.services.empty() && v[0] < out.services.back().start_ns)
                 return fail(line_no, "service starts before the previous service");
             out.services.push_back({v[0], v[1], static_cast<std::uint32_t>(v[2])});
             served_items += v[2];
         } else if (kind == "dropped") {
-            if (const char* e = numbers(3)) return fail(line_no, e);
-            if (dropped_seen) return fail(line_no, "drop counts given twice");
+            if (const char* e = numbers(3))
+                return fail(line_no, e);
+            if (dropped_seen)
+                return fail(line_no, "drop counts given twice");
             dropped_seen = true;
             out.dropped_items = v[0];
             out.dropped_completions = v[1];
             out.dropped_services = v[2];
         } else if (kind == "meta") {
-            if (f.count != 3) return fail(line_no, f.count < 3 ? "missing field" : "too many fields");
+            if (f.count != 3)
+                return fail(line_no, f.count < 3 ? "missing field" : "too many fields");
             out.meta.emplace_back(std::string(f.field[1]), std::string(f.field[2]));
         } else if (kind == "param") {
-            if (f.count != 3) return fail(line_no, f.count < 3 ? "missing field" : "too many fields");
+            if (f.count != 3)
+                return fail(line_no, f.count < 3 ? "missing field" : "too many fields");
             double x = 0;
             if (!detail::parse_capture_number(f.field[2], x))
                 return fail(line_no, "bad number (expected decimal, e.g. 12 or 12.5)");
             out.params.emplace_back(std::string(f.field[1]), x);
         } else if (kind == "stat") {
-            if (f.count != 3) return fail(line_no, f.count < 3 ? "missing field" : "too many fields");
+            if (f.count != 3)
+                return fail(line_no, f.count < 3 ? "missing field" : "too many fields");
             if (!testing::parse_decimal(f.field[2], v[0]))
                 return fail(line_no, "bad number (expected unsigned decimal below 2^64)");
             out.stats.emplace_back(std::string(f.field[1]), v[0]);
@@ -216,7 +236,8 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
             return fail(line_no, "unknown record '" + std::string(kind.substr(0, 32)) + "'");
         }
     }
-    if (!header) return fail(0, "empty: no 'qlimits-capture v1' line");
+    if (!header)
+        return fail(0, "empty: no 'qlimits-capture v1' line");
     // Units of dropped items are unknown: with drops, at least one unit each.
     if (out.dropped_items == 0 && completed_units > queued_units)
         return fail(0, "more units completed than queued");

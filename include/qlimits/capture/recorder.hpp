@@ -127,7 +127,8 @@ public:
     /// The consumer finished working on `items` items it started on at `start` (from now()).
     void served(std::uint32_t items, std::uint64_t start) noexcept { served(items, start, now()); }
     void served(std::uint32_t items, std::uint64_t start, std::uint64_t end) noexcept {
-        if (items == 0) return;
+        if (items == 0)
+            return;
         if (c_.services == cap_.services) {
             ++c_.dropped_services;
             return;
@@ -140,10 +141,14 @@ public:
     [[nodiscard]] std::size_t completion_count() const noexcept { return c_.completions; }
     [[nodiscard]] std::size_t service_count() const noexcept { return c_.services; }
     [[nodiscard]] const capture_item* items() const noexcept { return items_.get(); }
-    [[nodiscard]] const capture_completion* completions() const noexcept { return completions_.get(); }
+    [[nodiscard]] const capture_completion* completions() const noexcept {
+        return completions_.get();
+    }
     [[nodiscard]] const capture_service* services() const noexcept { return services_.get(); }
     [[nodiscard]] std::uint64_t dropped_items() const noexcept { return p_.dropped; }
-    [[nodiscard]] std::uint64_t dropped_completions() const noexcept { return c_.dropped_completions; }
+    [[nodiscard]] std::uint64_t dropped_completions() const noexcept {
+        return c_.dropped_completions;
+    }
     [[nodiscard]] std::uint64_t dropped_services() const noexcept { return c_.dropped_services; }
 
 private:
@@ -191,7 +196,8 @@ public:
     }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         const bool ok = policy_.on_completed(n, now);
-        if (ok && log_ != nullptr) log_->completed(n);
+        if (ok && log_ != nullptr)
+            log_->completed(n);
         return ok;
     }
     void reset(time_point now) noexcept { policy_.reset(now); }
@@ -206,7 +212,8 @@ public:
 
 private:
     bool queued(bool ok, std::uint32_t n) noexcept {
-        if (ok && log_ != nullptr) log_->entered(n);
+        if (ok && log_ != nullptr)
+            log_->entered(n);
         return ok;
     }
     Policy policy_;
