@@ -40,6 +40,18 @@ std::filesystem::path lab_binary() {
     }
     return lab;
 }
+/// Run the lab with `args`, its output in `out`; check it exits with `want`; return the output.
+std::string run_lab(const std::filesystem::path& lab, const std::filesystem::path& out,
+                    const std::string& args, int want) {
+    const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(out);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    INFO(args << "\n" << text);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == want);
+    return text;
+}
 std::string error_of(std::vector<std::string> args) {
     run_options o;
     const auto e = parse(std::move(args), o);
@@ -224,16 +236,7 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_run";
     std::filesystem::create_directories(dir, ec);
     const auto out = dir / "out.txt";
-    auto run = [&](const std::string& args) {
-        const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
-        const int status = std::system(cmd.c_str());
-        std::ifstream f(out);
-        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        INFO(args << "\n" << text);
-        REQUIRE(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 0);
-        return text;
-    };
+    auto run = [&](const std::string& args) { return run_lab(lab, out, args, 0); };
     CHECK(run("pipeline --help").find("--compare-sim") != std::string::npos);
     // Tiny real runs: two rows, one round; the checks (conservation, Little) must hold.
     const std::string p = run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 "
@@ -256,16 +259,7 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
     const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_whatif";
     std::filesystem::create_directories(dir, ec);
     const auto out = dir / "out.txt";
-    auto run = [&](const std::string& args, int want) {
-        const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
-        const int status = std::system(cmd.c_str());
-        std::ifstream f(out);
-        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        INFO(args << "\n" << text);
-        REQUIRE(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == want);
-        return text;
-    };
+    auto run = [&](const std::string& args, int want) { return run_lab(lab, out, args, want); };
     // 2000 items, one every 2 us, 500 ns of work each, taken and served at once.
     {
         std::ofstream f(dir / "ok.capture");
