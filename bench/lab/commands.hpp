@@ -14,6 +14,7 @@ int run_main(int argc, char** argv);    // run SCENARIO|all through the simulato
 int pipeline_main(int argc, char** argv); // two real threads through qlimits::channel
 int calibrate_main(int argc, char** argv); // measure this machine for thread-ring
 int sweep_main(int argc, char** argv);     // one parameter over a range: a line per value
+int whatif_main(int argc, char** argv);    // a captured workload under every policy
 } // namespace lab
 
 /// The bundled example trace (bench/lab/traces/example.trace), embedded at build time.

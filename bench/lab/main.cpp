@@ -20,6 +20,9 @@ constexpr command commands[] = {
     {"pipeline", lab::pipeline_main,
      "[--param=value ...] [--policy=a,b] [--json FILE] [--compare-sim]: two real threads "
      "through qlimits::channel (--help)"},
+    {"whatif", lab::whatif_main,
+     "CAPTURE [--policy=a,b] [--source=closed|open]: a captured workload (qlimits/capture/)\n"
+     "           replayed through the thread-ring twin under each policy (--help)"},
     {"calibrate", lab::calibrate_main, "measure this machine; print thread-ring's parameters"},
     {"demo", lab::demo_main, "replay the bundled example trace through dql; print the limit"},
     {"replay", lab::replay_main,

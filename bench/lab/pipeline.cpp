@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "qlimits/capture/format.hpp"
 #include "pipe/busy_work.hpp"
 #include "pipe/calibrate.hpp"
 #include "pipe/real_run.hpp"
@@ -61,6 +63,9 @@ const char* const usage_text =
     "  none, --repeat rounds in an order shuffled by --seed; medians and spreads.\n"
     "  --compare-sim  also measure this machine (as 'qlimits-lab calibrate') and run the\n"
     "                 thread-ring simulation with those parameters beside the real runs\n"
+    "  --capture FILE write a capture (qlimits-capture v1) of the first round's run of\n"
+    "                 --capture-policy (default none; one pattern), with this machine's\n"
+    "                 calibrated costs, for 'qlimits-lab whatif'\n"
     "  --list         the parameters, their defaults and sources\n"
     "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments.\n";
 
@@ -171,13 +176,73 @@ bool print_compare(const std::vector<sim::run_result>& real, const std::vector<s
     return all_within;
 }
 
+/// A log with room for the whole run at 3 M items/s (above what this pipeline reaches).
+std::unique_ptr<qlimits::capture_log> capture_log_for(const sim::param_values& v) {
+    const double seconds = (v.at("warmup-ms") + v.at("duration-ms")) / 1000.0;
+    const auto n = static_cast<std::size_t>(3e6 * seconds) + 1024;
+    return std::make_unique<qlimits::capture_log>(qlimits::capture_capacity{n, n, n});
+}
+
+/// The capture of one run: what whatif needs to replay it (the workload's shape, the window,
+/// this machine's costs) and the channel's counters in the measured window.
+bool write_capture_file(const std::string& file, const qlimits::capture_log& log,
+                        const sim::policy_row& row, const sim::param_values& v,
+                        const sim::param_spec& pattern_spec, const pipe::machine& mach,
+                        const pipe::measured& m) {
+    std::string pre = "# qlimits-lab pipeline --capture: one real run, the policy wrapped in "
+                      "qlimits::capturing\n";
+    if (std::ifstream la("/proc/loadavg"); la) { // the machine's state when it was captured
+        std::string load;
+        la >> load;
+        if (!load.empty()) pre += "meta loadavg " + load + "\n";
+    }
+    pre += "meta policy " + row.name + "\nmeta pattern " +
+           sim::format_value(pattern_spec, v.at("pattern")) + "\n";
+    // paced keeps a schedule (an open loop); flood and bursts send as soon as they may.
+    pre += v.at("pattern") == 2 ? "meta source open\n" : "meta source closed\n";
+    char buf[128];
+    for (const char* name : {"ring", "batch"}) {
+        std::snprintf(buf, sizeof buf, "meta %s %.10g\n", name, v.at(name));
+        pre += buf;
+    }
+    std::snprintf(buf, sizeof buf, "param duration-ms %.10g\nparam warmup-ms %.10g\n",
+                  v.at("warmup-ms") + v.at("duration-ms"), v.at("warmup-ms"));
+    pre += buf;
+    for (const char* name : {"item-bytes", "sojourn-threshold-us"}) {
+        std::snprintf(buf, sizeof buf, "param %s %.10g\n", name, v.at(name));
+        pre += buf;
+    }
+    for (const auto& [name, value] : pipe::as_params(mach)) {
+        std::snprintf(buf, sizeof buf, "param %s %.3f\n", name.c_str(), value);
+        pre += buf;
+    }
+    const std::pair<const char*, std::uint64_t> stats[] = {
+        {"window-items", m.items}, {"window-stops", m.stops},
+        {"window-producer-wakeups", m.producer_wakeups},
+        {"window-consumer-wakeups", m.consumer_wakeups}};
+    for (const auto& [name, count] : stats) {
+        std::snprintf(buf, sizeof buf, "stat %s %llu\n", name, static_cast<unsigned long long>(count));
+        pre += buf;
+    }
+    std::ofstream f(file, std::ios::binary);
+    qlimits::write_capture(log, [&](std::string_view s) {
+        f.write(s.data(), static_cast<std::streamsize>(s.size()));
+    }, pre);
+    f.close();
+    if (!f) {
+        std::fprintf(stderr, "qlimits-lab pipeline: cannot write %s\n", file.c_str());
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int pipeline_main(int argc, char** argv) {
     const auto specs = pipeline_params();
     sim::param_lists user;
     std::vector<std::string> policy_filter;
-    std::string json_file;
+    std::string json_file, capture_file, capture_policy = "none";
     bool compare = false;
     auto refuse = [](const std::string& msg) {
         std::fprintf(stderr, "qlimits-lab pipeline: %s\n", msg.c_str());
@@ -190,13 +255,21 @@ int pipeline_main(int argc, char** argv) {
             return exit_ok;
         }
         if (arg == "--list") {
-            for (const auto& p : specs)
-                std::printf("  --%s=%s  %s\n      source: %s\n", p.name.c_str(), p.def.c_str(),
-                            p.unit.c_str(), p.source.c_str());
+            sim::print_params(specs);
             return exit_ok;
         }
         if (arg == "--compare-sim") {
             compare = true;
+            continue;
+        }
+        if (arg == "--capture" || arg.rfind("--capture=", 0) == 0) {
+            capture_file = arg.size() > 10 ? arg.substr(10) : (i + 1 < argc ? argv[++i] : "");
+            if (capture_file.empty() || capture_file.rfind("--", 0) == 0)
+                return refuse("--capture needs a file name");
+            continue;
+        }
+        if (arg.rfind("--capture-policy=", 0) == 0) {
+            capture_policy = arg.substr(17);
             continue;
         }
         if (arg.rfind("--policy=", 0) == 0) {
@@ -209,18 +282,7 @@ int pipeline_main(int argc, char** argv) {
                 return refuse("--json needs a file name");
             continue;
         }
-        const std::size_t eq = arg.find('=');
-        const std::string name =
-            arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
-        const sim::param_spec* spec = nullptr;
-        for (const auto& p : specs)
-            if (p.name == name) spec = &p;
-        if (spec == nullptr) return refuse("unknown argument '" + arg + "' (see --help, --list)");
-        if (eq == std::string::npos) return refuse("--" + name + ": expected --" + name + "=VALUE");
-        std::vector<double> vals;
-        if (auto err = sim::parse_list(*spec, std::string_view{arg}.substr(eq + 1), vals))
-            return refuse("--" + name + ": " + *err);
-        user[name] = vals;
+        if (auto e = sim::parse_param_arg(specs, arg, user)) return refuse(*e);
     }
     sim::param_lists v = sim::resolve(specs, user);
 
@@ -241,6 +303,12 @@ int pipeline_main(int argc, char** argv) {
         if (r.name == "none" || sim::row_selected(policy_filter, r.name)) chosen.push_back(r);
     const std::vector<double> patterns = v.at("pattern");
     const auto repeat = static_cast<std::size_t>(v.at("repeat")[0]);
+    if (!capture_file.empty()) {
+        if (patterns.size() != 1) return refuse("--capture: give one --pattern");
+        bool found = false;
+        for (const auto& r : chosen) found = found || r.name == capture_policy;
+        if (!found) return refuse("--capture-policy '" + capture_policy + "' is not among the rows run");
+    }
 
     std::vector<std::pair<std::string, std::string>> params;
     for (const auto& p : specs) {
@@ -259,7 +327,7 @@ int pipeline_main(int argc, char** argv) {
     if (tty) std::fprintf(stderr, "calibrating the busy loop...\n");
     const pipe::busy_work work;
     std::optional<pipe::machine> mach;
-    if (compare) {
+    if (compare || !capture_file.empty()) {
         if (tty) std::fprintf(stderr, "measuring this machine (calibrate)...\n");
         mach = pipe::measure_machine(work);
     }
@@ -284,7 +352,13 @@ int pipeline_main(int argc, char** argv) {
                 std::fprintf(stderr, "\r[%zu/%zu] round %zu %s %s\033[K", ++done,
                              plan.size() * repeat, round + 1,
                              sim::format_value(pattern_spec, pat).c_str(), row.name.c_str());
-            const pipe::measured m = pipe::run_real(pipe::workload::from(values), row, values, work);
+            const bool capturing = !capture_file.empty() && round == 0 && row.name == capture_policy;
+            std::unique_ptr<qlimits::capture_log> log;
+            if (capturing) log = capture_log_for(values);
+            const pipe::measured m =
+                pipe::run_real(pipe::workload::from(values), row, values, work, log.get());
+            if (capturing && !write_capture_file(capture_file, *log, row, values, pattern_spec, *mach, m))
+                return exit_failure;
             sim::run_result r = sim::blank_result();
             pipe::report(r, m);
             r.failures = m.failures;

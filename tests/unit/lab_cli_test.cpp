@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,18 @@ std::filesystem::path lab_binary() {
         return {};
     }
     return lab;
+}
+/// Run the lab with `args`, its output in `out`; check it exits with `want`; return the output.
+std::string run_lab(const std::filesystem::path& lab, const std::filesystem::path& out,
+                    const std::string& args, int want) {
+    const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(out);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    INFO(args << "\n" << text);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == want);
+    return text;
 }
 std::string error_of(std::vector<std::string> args) {
     run_options o;
@@ -223,16 +236,7 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_run";
     std::filesystem::create_directories(dir, ec);
     const auto out = dir / "out.txt";
-    auto run = [&](const std::string& args) {
-        const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
-        const int status = std::system(cmd.c_str());
-        std::ifstream f(out);
-        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        INFO(args << "\n" << text);
-        REQUIRE(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 0);
-        return text;
-    };
+    auto run = [&](const std::string& args) { return run_lab(lab, out, args, 0); };
     CHECK(run("pipeline --help").find("--compare-sim") != std::string::npos);
     // Tiny real runs: two rows, one round; the checks (conservation, Little) must hold.
     const std::string p = run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 "
@@ -244,6 +248,46 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
                                "--work-ns=100..900:3 --policy=none,dql --svg " + dir.string());
     for (const char* v : {" 100 ", " 500 ", " 900 "}) CHECK(sw.find(v) != std::string::npos);
     CHECK(std::filesystem::exists(dir / "sweep__thread-ring__work-ns__flood.svg"));
+    std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line and reason") {
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty())
+        return;
+    const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_whatif";
+    std::filesystem::create_directories(dir, ec);
+    const auto out = dir / "out.txt";
+    auto run = [&](const std::string& args, int want) { return run_lab(lab, out, args, want); };
+    // 2000 items, one every 2 us, 500 ns of work each, taken and served at once.
+    {
+        std::ofstream f(dir / "ok.capture");
+        f << "qlimits-capture v1\nmeta policy none\n";
+        for (std::uint64_t k = 0; k < 2000; ++k) {
+            const std::uint64_t t = 2000 * k;
+            f << "i " << t << ' ' << t + 50 << ' ' << t + 80 << " 1\nc " << t + 100 << " 1\ns "
+              << t + 100 << ' ' << t + 600 << " 1\n";
+        }
+        std::ofstream bad(dir / "bad.capture");
+        bad << "qlimits-capture v1\ni 1 2 3 1\ni 1 1 1 1\n";
+    }
+    const std::string ok = dir.string() + "/ok.capture";
+    const std::string text =
+        run("whatif " + ok + " --policy=none,dql-batch,fixed --svg " + dir.string(), 0);
+    for (const char* row : {"captured", "none", "dql-batch", "fixed"})
+        CHECK(text.find(row) != std::string::npos);
+    CHECK(text.find("FAILED") == std::string::npos);
+    CHECK(std::filesystem::exists(dir / "whatif__ok_capture_closed.svg"));
+    CHECK(run("whatif " + dir.string() + "/bad.capture", 2)
+              .find("bad.capture:3: item entered before") != std::string::npos);
+    for (const std::string& args : std::vector<std::string>{
+             "whatif", "whatif " + dir.string() + "/none.capture",
+             "whatif " + ok + " --source=sideways", "whatif " + ok + " --overhead=x",
+             "whatif " + ok + " --policy=nosuch", "whatif " + ok + " --ring=0",
+             "pipeline --capture", "pipeline --pattern=flood,paced --capture " + ok,
+             "pipeline --policy=dql-item --capture-policy=sw-item --capture " + ok})
+        run(args, 2);
     std::filesystem::remove_all(dir, ec);
 }
 

@@ -26,12 +26,14 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "pipe/busy_work.hpp"
 #include "pipe/erased_policy.hpp"
 #include "pipe/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
+#include "qlimits/capture/recorder.hpp"
 #include "sim/registry.hpp"
 #include "sim/result.hpp"
 #include "sim/stats.hpp"
@@ -102,15 +104,24 @@ struct stamp {
 };
 } // namespace detail
 
-inline measured run_real(const workload& s, const sim::policy_row& row,
-                         const sim::param_values& values, const busy_work& work) {
+/// One run with the channel's policy P: erased_policy, or it wrapped in qlimits::capturing
+/// (a capture of the run in `log`).
+template <class P>
+measured run_real_with(const workload& s, const sim::policy_row& row,
+                       const sim::param_values& values, const busy_work& work,
+                       qlimits::capture_log* log) {
     using detail::item;
     spsc_ring<item> ring{s.ring};
     const erased_policy::config_type cfg{sim::make_policy(row, values)};
+    typename P::config_type channel_cfg{};
+    if constexpr (std::is_same_v<P, erased_policy>)
+        channel_cfg = cfg;
+    else
+        channel_cfg = {cfg, log};
     const qlimits::completion mode = row.completion == sim::completion_mode::per_item
                                          ? qlimits::completion::per_item
                                          : qlimits::completion::per_batch;
-    qlimits::channel<spsc_ring<item>, erased_policy> ch{ring, cfg};
+    qlimits::channel<spsc_ring<item>, P> ch{ring, channel_cfg};
     // Payload lives beside the ring: slot seq % (ring + batch + 1) is not rewritten while the
     // consumer may still read it (ring items queued plus one batch being processed).
     const std::size_t pool_slots = s.ring + s.batch + 1;
@@ -158,6 +169,7 @@ inline measured run_real(const workload& s, const sim::policy_row& row,
             unsigned char* p = &pool[(seq % pool_slots) * s.item_bytes];
             std::fill(p, p + s.item_bytes, static_cast<unsigned char>(seq));
             const std::uint64_t ready = now_ns();
+            if (log != nullptr) log->wanted();
             qlimits::send_status r = ch.try_send(item{ready, seq, false});
             std::uint64_t entry = ready;
             if (r == qlimits::send_status::over_limit || r == qlimits::send_status::ring_full) {
@@ -166,6 +178,7 @@ inline measured run_real(const workload& s, const sim::policy_row& row,
                 blocked_entries.push_back({seq, entry, false});
             }
             if (r != qlimits::send_status::ok) break;
+            if (log != nullptr) log->sent();
             ++sent;
             if (entry < w0) ++sent_before;
             else if (entry < w1) p_integral += static_cast<double>(w1 - entry);
@@ -182,6 +195,7 @@ inline measured run_real(const workload& s, const sim::policy_row& row,
         for (;;) {
             const std::size_t n = ch.receive_batch(std::span<item>{buf}, mode);
             if (n == 0) break;
+            const std::uint64_t served_from = log != nullptr ? log->now() : 0;
             const std::uint64_t t = now_ns();
             if (!started && t >= w0) {
                 started = true;
@@ -213,6 +227,7 @@ inline measured run_real(const workload& s, const sim::policy_row& row,
                 for (std::size_t b = 0; b < s.item_bytes; b += 8) checksum += p[b];
                 work.run(s.work_ns);
             }
+            if (log != nullptr) log->served(static_cast<std::uint32_t>(n), served_from);
         }
         if (!started) c_cpu0 = thread_cpu_ns();
         if (!ended) c_cpu1 = thread_cpu_ns();
@@ -308,4 +323,16 @@ inline void report(sim::run_result& r, const measured& m) {
     r.set("send_wait_p99_us", m.send_wait.quantile(0.99) / 1000);
 }
 
+} // namespace lab::pipe
+
+namespace lab::pipe {
+/// One real run; with `log`, also a capture of it (qlimits/capture/recorder.hpp): the policy
+/// wrapped in qlimits::capturing, the producer marking wanted/sent, the consumer its service.
+inline measured run_real(const workload& s, const sim::policy_row& row,
+                         const sim::param_values& values, const busy_work& work,
+                         qlimits::capture_log* log = nullptr) {
+    if (log != nullptr)
+        return run_real_with<qlimits::capturing<erased_policy>>(s, row, values, work, log);
+    return run_real_with<erased_policy>(s, row, values, work, nullptr);
+}
 } // namespace lab::pipe

@@ -2,6 +2,7 @@
 // Parsing is separate from running so the tests can check every refusal (and its wording).
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -127,6 +128,31 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
                 found = found || row_selected({p}, row.name);
         if (!found) return "unknown policy '" + p + "' (see 'qlimits-lab list')";
     }
+    return std::nullopt;
+}
+
+/// `--list` of a command with its own parameters: each with its default, unit and source.
+inline void print_params(const std::vector<param_spec>& specs) {
+    for (const auto& p : specs)
+        std::printf("  --%s=%s  %s\n      source: %s\n", p.name.c_str(), p.def.c_str(),
+                    p.unit.c_str(), p.source.c_str());
+}
+
+/// One `--name=value[,value...]` argument of `specs` into `user`; the error in words.
+inline std::optional<std::string> parse_param_arg(const std::vector<param_spec>& specs,
+                                                  const std::string& arg, param_lists& user) {
+    const std::size_t eq = arg.find('=');
+    const std::string name =
+        arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
+    const param_spec* spec = nullptr;
+    for (const auto& p : specs)
+        if (p.name == name) spec = &p;
+    if (spec == nullptr) return "unknown argument '" + arg + "' (see --help, --list)";
+    if (eq == std::string::npos) return "--" + name + ": expected --" + name + "=VALUE";
+    std::vector<double> vals;
+    if (auto e = parse_list(*spec, std::string_view{arg}.substr(eq + 1), vals))
+        return "--" + name + ": " + *e;
+    user[name] = vals;
     return std::nullopt;
 }
 

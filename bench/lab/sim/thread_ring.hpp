@@ -26,6 +26,8 @@
 #include "rng.hpp"
 #include "scenario.hpp"
 #include "stats.hpp"
+#include "trace_workload.hpp"
+#include "qlimits/capture/recorder.hpp"
 
 namespace lab::sim::tring {
 
@@ -114,9 +116,26 @@ inline std::vector<policy_row> rows(const param_lists& l) {
     return registry_rows(completions(), completion_mode::per_poll, l);
 }
 
+/// How a captured workload is replayed (qlimits-lab whatif): the producer as a closed loop
+/// (it stalls while stopped, as pktgen does; each item follows the previous send by its
+/// captured think time) or an open one (items arrive at their captured times and wait upstream
+/// while the producer is stopped).
+enum class trace_source : std::uint8_t { closed, open };
+
 class model {
 public:
-    model(const param_values& p, const policy_row& row) : p_(p), name_(row.name) {
+    model(const param_values& p, const policy_row& row) : model(p, row, nullptr) {}
+    /// With `trace`, the producer's and the consumer's own work come from a captured workload
+    /// (pattern, work-ns and the producer's cost are then unused); with `record`, the run is
+    /// written to a capture_log as a real one would be (times in simulated ns).
+    model(const param_values& p, const policy_row& row, const trace_workload* trace,
+          trace_source source = trace_source::closed, qlimits::capture_log* record = nullptr)
+        : p_(p), name_(row.name), trace_(trace), open_(source == trace_source::open),
+          rec_(record) {
+        if (trace_ != nullptr && trace_->size() == 0) trace_ = nullptr;
+        if (trace_ != nullptr)
+            traced_overhead_ = consumer_overhead(*trace_, p.at("wake-ns"), p.at("wake-call-ns"))
+                                   .value_or(p.at("consumer-item-ns"));
         auto get = [&](const char* n) { return p.at(n); };
         pattern_ = static_cast<int>(get("pattern"));
         ring_cap_ = static_cast<std::size_t>(get("ring"));
@@ -181,6 +200,10 @@ private:
 
     /// The pipeline's producer loop: wait as the pattern says, then make one item.
     void next_item() {
+        if (trace_ != nullptr) {
+            next_traced();
+            return;
+        }
         if (pattern_ == 1 && seq_ > 0 && seq_ % burst_ == 0 && gapped_ != seq_) {
             gapped_ = seq_; // sleep_for(burst-gap): idle, ends late by up to the timer slack
             eng_.after(static_cast<ns_t>(burst_gap_ns_) + cost(slack_ns_), k_next);
@@ -200,10 +223,36 @@ private:
         eng_.at(start + c, k_produced);
     }
 
+    /// The next captured item: closed loop, the producer's own time since the last send
+    /// (think) then the send's lead-in; open loop, the item's arrival (the producer takes it
+    /// when free), its cost, then the lead-in. A trace shorter than the run repeats.
+    void next_traced() {
+        const std::size_t n = trace_->size();
+        const std::size_t i = static_cast<std::size_t>(made_ % n);
+        ns_t start = now();
+        if (open_) {
+            traced_ready_ = trace_->arrival[i] + (made_ / n) * trace_->period;
+            if (traced_ready_ > start) {
+                eng_.at(traced_ready_, k_next); // idle until it arrives
+                return;
+            }
+            const ns_t c = cost(producer_ns_);
+            prod_.busy(start, c);
+            start += c;
+        } else {
+            traced_ready_ = start + trace_->think[i];
+            prod_.busy(start, std::min<ns_t>(cost(producer_ns_), trace_->think[i] + trace_->send_pre));
+            start = traced_ready_;
+        }
+        eng_.at(start + trace_->send_pre, k_produced);
+    }
+
     void produced() {
         if (!holding_) {
             holding_ = true;
-            ready_ = now();
+            ready_ = trace_ != nullptr ? std::min(traced_ready_, now()) : now();
+            held_ix_ = made_;
+            held_units_ = trace_ != nullptr ? trace_->units[made_ % trace_->size()] : 1;
             ++made_;
         }
         try_send();
@@ -221,10 +270,15 @@ private:
         }
         state_ = producer_state::running;
         if (w_.contains(now())) send_wait_.add(now() - ready_);
-        ring_.push_back(now());
+        ring_.push_back({now(), held_ix_, held_units_});
         holding_ = false;
         ++seq_;
-        policy_->queued(1, now());
+        units_in_ += held_units_;
+        policy_->queued(held_units_, now());
+        if (rec_ != nullptr) {
+            rec_->wanted(ready_);
+            rec_->entered(held_units_, now());
+        }
         occupancy_.set(now(), ring_.size());
         ns_t spent = 0;
         if (consumer_asleep_) {
@@ -233,7 +287,9 @@ private:
             spent = wake(cons_, cons_since_, k_consumer_wake);
             prod_.busy(now(), spent);
         }
-        eng_.after(spent, k_next);
+        const ns_t tail = trace_ != nullptr ? trace_->send_post : 0;
+        if (rec_ != nullptr) rec_->sent(now() + spent + tail);
+        eng_.after(spent + tail, k_next);
     }
 
     void producer_woken() {
@@ -256,14 +312,19 @@ private:
         }
         const std::size_t n = std::min(batch_, ring_.size());
         const double held = static_cast<double>(ring_.size());
+        std::uint32_t units = 0;
+        taking_.clear();
         for (std::size_t i = 0; i < n; ++i) {
-            sojourn_.add(now(), now() - ring_.front());
+            const slot s = ring_.front();
+            sojourn_.add(now(), now() - s.entered);
             ring_.pop_front();
+            taking_.push_back(s.ix);
             ++taken_;
             if (w_.contains(now())) ++departures_;
-            if (per_item_) complete(1);
+            units += s.units;
+            if (per_item_) complete(s.units);
         }
-        if (!per_item_) complete(static_cast<std::uint32_t>(n));
+        if (!per_item_) complete(units);
         occupancy_.set(now(), ring_.size());
         ns_t t = 0;
         if (producer_due()) {
@@ -272,7 +333,24 @@ private:
             t = wake(prod_, prod_since_, k_producer_wake);
         }
         const double miss = cache_miss_ns(held, item_bytes_, cache_bytes_, miss_ns_);
-        for (std::size_t i = 0; i < n; ++i) t += cost(work_ns_ + consumer_item_ns_ + miss);
+        // The consumer's own work: captured per item, or work-ns; a recording counts only that
+        // share of each item's cost (the rest is the channel's, which a replay adds again).
+        const ns_t start = t;
+        double own = 0;
+        for (const std::uint64_t ix : taking_) {
+            if (trace_ != nullptr) {
+                const double w = trace_->service[ix % trace_->size()];
+                t += static_cast<ns_t>(w) + cost(traced_overhead_ + miss);
+                own += w;
+            } else {
+                const ns_t c = cost(work_ns_ + consumer_item_ns_ + miss);
+                t += c;
+                own += static_cast<double>(c) * work_ns_ / (work_ns_ + consumer_item_ns_ + miss);
+            }
+        }
+        if (rec_ != nullptr)
+            rec_->served(static_cast<std::uint32_t>(n), now() + start,
+                         now() + start + static_cast<ns_t>(own));
         cons_.busy(now(), t);
         eng_.after(t, k_taken);
     }
@@ -304,6 +382,7 @@ private:
 
     void complete(std::uint32_t n) {
         policy_->completed(n, now());
+        if (rec_ != nullptr) rec_->completed(n, now());
         completed_ += n;
         if (auto l = policy_->limit()) limit_.set(now(), *l);
     }
@@ -341,8 +420,10 @@ private:
         r.set("send_wait_mean_us", send_wait_.mean() / 1000.0);
         r.set("send_wait_p99_us", send_wait_.quantile(0.99) / 1000.0);
         check_conservation(r, "items", made_, taken_, ring_.size() + (holding_ ? 1U : 0U));
-        check_conservation(r, "policy units", seq_, completed_, ring_.size());
-        if (policy_->inflight() != static_cast<std::uint32_t>(seq_ - completed_))
+        std::uint64_t ring_units = 0;
+        for (const slot& s : ring_) ring_units += s.units;
+        check_conservation(r, "policy units", units_in_, completed_, ring_units);
+        if (policy_->inflight() != static_cast<std::uint32_t>(units_in_ - completed_))
             r.failures.emplace_back("policy inflight disagrees with sent - completed");
         check_little(r, occupancy_.mean(), pps, sojourn_.h.mean() / static_cast<double>(ns_per_s));
         return r;
@@ -353,7 +434,20 @@ private:
     engine eng_;
     rng rng_{static_cast<std::uint64_t>(p_.at("seed"))};
     std::unique_ptr<sim_policy> policy_;
-    std::deque<ns_t> ring_; ///< each item's ring-entry time
+    struct slot {
+        ns_t entered;       ///< ring-entry time
+        std::uint64_t ix;   ///< the item's number (its captured work, when replaying)
+        std::uint32_t units;
+    };
+    std::deque<slot> ring_;
+    std::vector<std::uint64_t> taking_; ///< the items of the batch being taken
+    const trace_workload* trace_ = nullptr;
+    bool open_ = false;
+    qlimits::capture_log* rec_ = nullptr;
+    ns_t traced_ready_ = 0;
+    double traced_overhead_ = 0; ///< the consumer's cost per item besides the captured work
+    std::uint64_t held_ix_ = 0, units_in_ = 0;
+    std::uint32_t held_units_ = 1;
     int pattern_ = 0;
     std::size_t ring_cap_ = 256, batch_ = 64;
     double item_bytes_ = 64, work_ns_ = 0, burst_gap_ns_ = 0, slack_ns_ = 0, gap_ns_ = 0;

@@ -1,0 +1,125 @@
+// `qlimits-lab whatif`: a captured workload replayed through the thread-ring twin under any
+// registry policy, and what the capture itself shows happened. The CLI is whatif.cpp; this is
+// the part the tests drive.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "params.hpp"
+#include "qlimits/capture/format.hpp"
+#include "registry.hpp"
+#include "result.hpp"
+#include "stats.hpp"
+#include "thread_ring.hpp"
+#include "trace_workload.hpp"
+
+namespace lab::sim::whatif {
+
+/// The replay's parameters: thread-ring's (machine, ring, batch, window, policy knobs).
+inline std::vector<param_spec> params() {
+    return with_policy_params(tring::params());
+}
+
+/// Parameter values for a capture: the specs' defaults; then the run's length from the capture
+/// (duration = its span, warm-up a tenth of it); then its `param` lines and its `meta ring` /
+/// `meta batch`; the caller's values (`user`, already parsed) last. Returns an error for a
+/// capture `param` that is unknown or out of range.
+inline std::optional<std::string> values_for(const qlimits::capture_data& c,
+                                             const trace_workload& w, const param_lists& user,
+                                             param_values& out) {
+    const auto specs = params();
+    out.clear();
+    for (const auto& s : specs) {
+        std::vector<double> d;
+        (void)parse_list(s, s.def, d);
+        out[s.name] = d.front();
+    }
+    const double span_ms = std::ceil(static_cast<double>(w.span) / 1e6);
+    out["duration-ms"] = std::max(2.0, span_ms);
+    out["warmup-ms"] = std::floor(out["duration-ms"] / 10);
+    const auto set = [&](const std::string& name, double v,
+                         const char* from) -> std::optional<std::string> {
+        for (const auto& s : specs) {
+            if (s.name != name)
+                continue;
+            if (v < s.min || v > s.max || (s.integer && v != std::floor(v)))
+                return std::string{from} + " " + name + ": value out of range";
+            out[name] = v;
+            return std::nullopt;
+        }
+        return std::string{from} + " " + name + ": not a thread-ring parameter";
+    };
+    for (const auto& [name, v] : c.params)
+        if (auto e = set(name, v, "capture param"))
+            return e;
+    for (const char* key : {"ring", "batch"}) {
+        const std::string m = c.meta_or(key);
+        if (m.empty())
+            continue;
+        double v = 0;
+        if (!qlimits::detail::parse_capture_number(m, v))
+            return "capture meta " + std::string{key} + ": not a number";
+        if (auto e = set(key, v, "capture meta"))
+            return e;
+    }
+    for (const auto& [name, list] : user)
+        if (!list.empty())
+            out[name] = list.front();
+    if (out["warmup-ms"] >= out["duration-ms"])
+        return std::string{"--warmup-ms must be below --duration-ms"};
+    return std::nullopt;
+}
+
+/// One replay of the captured workload under `row`'s policy.
+inline run_result replay(const trace_workload& w, const param_values& p, const policy_row& row,
+                         tring::trace_source source, qlimits::capture_log* record = nullptr) {
+    param_values v = p;
+    if (row.row_value)
+        v[row.entry->row_param] = *row.row_value;
+    tring::model m{v, row, &w, source, record};
+    run_result r = m.run();
+    r.scenario = "whatif";
+    return r;
+}
+
+/// What the capture itself shows inside [warmup, duration): items taken per second, sojourn
+/// (entry to the completion that covers the item's last unit, FIFO), and upstream wait (wanted
+/// to entered). No model, no checks: the reference a replay of the same policy should match.
+inline run_result observed(const qlimits::capture_data& c, const param_values& p) {
+    run_result r = blank_result();
+    r.scenario = "whatif";
+    r.policy = "captured";
+    if (c.items.empty())
+        return r;
+    const auto w0 = c.items.front().wanted_ns;
+    const window win{w0 + static_cast<ns_t>(p.at("warmup-ms")) * ns_per_ms,
+                     w0 + static_cast<ns_t>(p.at("duration-ms")) * ns_per_ms};
+    histogram soj, upstream;
+    std::uint64_t taken = 0, covered = 0;
+    std::size_t k = 0;
+    for (const auto& it : c.items) {
+        covered += it.units;
+        while (k < c.completions.size() && taken < covered)
+            taken += c.completions[k++].units;
+        if (taken < covered)
+            break; // not taken within the capture
+        const ns_t at = c.completions[k - 1].at_ns;
+        if (!win.contains(at))
+            continue;
+        soj.add(at > it.entered_ns ? at - it.entered_ns : 0);
+        upstream.add(it.entered_ns - it.wanted_ns);
+    }
+    const double secs = win.seconds();
+    r.set("throughput_pps", static_cast<double>(soj.count()) / secs);
+    r.set("sojourn_mean_us", soj.mean() / 1000);
+    r.set("sojourn_p50_us", soj.quantile(0.5) / 1000);
+    r.set("sojourn_p99_us", soj.quantile(0.99) / 1000);
+    r.set("send_wait_p99_us", upstream.quantile(0.99) / 1000);
+    return r;
+}
+
+} // namespace lab::sim::whatif

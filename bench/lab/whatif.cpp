@@ -1,0 +1,239 @@
+// qlimits-lab whatif CAPTURE: what every policy would have done with a captured workload
+// (qlimits/capture/recorder.hpp writes one). The captured arrivals and service times are
+// replayed through the thread-ring twin (sim/thread_ring.hpp) under each registry policy, with
+// the machine's wake-up costs (thread-ring's calibrated defaults, the capture's `param` lines,
+// then the command line); each run passes the lab's conservation and Little's-law checks.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "sim/cli.hpp"
+#include "sim/report.hpp"
+#include "sim/svg.hpp"
+#include "sim/whatif.hpp"
+
+namespace lab {
+namespace {
+
+const char* const whatif_usage =
+    "usage: qlimits-lab whatif CAPTURE [--policy=a,b] [--source=closed|open] [--work-ns=N]\n"
+    "                          [--name=value ...] [--json FILE] [--svg DIR | --no-svg]\n"
+    "  Replays a capture (format: qlimits-capture v1, docs/lab.md) through the thread-ring twin\n"
+    "  under each policy (default: every registry row) and prints throughput, sojourn p50/p99,\n"
+    "  upstream wait p99, wake-ups/s and CPU per item, beside what the capture itself shows.\n"
+    "  --source=closed  the producer stalls while stopped (pktgen): each item follows the\n"
+    "                   previous send by its captured think time (default, unless the capture\n"
+    "                   says 'meta source open')\n"
+    "  --source=open    items arrive at their captured times and wait upstream while stopped\n"
+    "  --overhead=capture|calibrated  the consumer's cost per item besides its work: measured\n"
+    "                   in the capture (default, where it shows a backlog) or consumer-item-ns\n"
+    "  --work-ns=N      consumer work per item, instead of the capture's service records\n"
+    "  --list           thread-ring's parameters (machine, ring, batch, window, policy knobs)\n"
+    "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments or a malformed capture.\n";
+
+void print_rows(const std::vector<sim::run_result>& rs, double captured_pps) {
+    std::printf("%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n", "policy", "items/s", "x capt.",
+                "soj.p50", "soj.p99", "upstr.p99", "p.wake/s", "c.wake/s", "p.cpu/it", "c.cpu/it",
+                "limit");
+    for (const auto& r : rs) {
+        const auto f = [&](const char* m, const char* fmt = "%.4g") {
+            return sim::fmt_num(r.get(m), fmt);
+        };
+        const double pps = r.get("throughput_pps").value_or(0);
+        char x[32];
+        std::snprintf(x, sizeof x, "%.3f", captured_pps > 0 ? pps / captured_pps : 0.0);
+        std::printf(
+            "%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n",
+            (r.policy + (r.failures.empty() ? "" : " FAILED")).c_str(), f("throughput_pps").c_str(),
+            x, f("sojourn_p50_us").c_str(), f("sojourn_p99_us").c_str(),
+            f("send_wait_p99_us").c_str(), f("producer_wakeups_per_s", "%.3g").c_str(),
+            f("consumer_wakeups_per_s", "%.3g").c_str(), f("producer_cpu_ns_per_item").c_str(),
+            f("consumer_cpu_ns_per_item").c_str(), f("limit_final").c_str());
+    }
+    std::printf("(times in us, CPU in ns per item; 'captured' is the capture itself, no model; "
+                "upstr.p99: wanted to entered)\n");
+}
+
+} // namespace
+
+int whatif_main(int argc, char** argv) {
+    const auto refuse = [](const std::string& msg) {
+        std::fprintf(stderr, "qlimits-lab whatif: %s\n", msg.c_str());
+        return exit_usage;
+    };
+    const auto specs = sim::whatif::params();
+    std::string file, json_file, svg_dir = "lab-out";
+    std::vector<std::string> filter;
+    std::optional<sim::tring::trace_source> source;
+    bool calibrated_overhead = false;
+    std::optional<double> work_ns;
+    sim::param_lists user;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(whatif_usage, stdout);
+            return exit_ok;
+        }
+        if (arg == "--list") {
+            sim::print_params(specs);
+            return exit_ok;
+        }
+        if (arg.rfind("--policy=", 0) == 0) {
+            filter = sim::cli_detail::split(arg.substr(9));
+            continue;
+        }
+        if (arg == "--source=closed" || arg == "--source=open") {
+            source = arg == "--source=open" ? sim::tring::trace_source::open
+                                            : sim::tring::trace_source::closed;
+            continue;
+        }
+        if (arg.rfind("--source=", 0) == 0)
+            return refuse("--source: expected closed or open");
+        if (arg == "--overhead=capture" || arg == "--overhead=calibrated") {
+            calibrated_overhead = arg == "--overhead=calibrated";
+            continue;
+        }
+        if (arg.rfind("--overhead=", 0) == 0)
+            return refuse("--overhead: expected capture or calibrated");
+        if (arg.rfind("--work-ns=", 0) == 0) {
+            const sim::param_spec w{"work-ns", "0", 0, 1e9, false, false, {}, "ns", ""};
+            double v = 0;
+            if (auto e = sim::parse_value(w, arg.substr(10), v))
+                return refuse("--work-ns: " + *e);
+            work_ns = v;
+            continue;
+        }
+        if (arg == "--no-svg") {
+            svg_dir.clear();
+            continue;
+        }
+        if (arg == "--json" || arg == "--svg" || arg.rfind("--json=", 0) == 0 ||
+            arg.rfind("--svg=", 0) == 0) {
+            const bool json = arg.rfind("--json", 0) == 0;
+            const std::size_t eq = arg.find('=');
+            std::string v =
+                eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[++i] : "");
+            if (v.empty() || v.rfind("--", 0) == 0)
+                return refuse(arg.substr(0, 6) + " needs a name");
+            (json ? json_file : svg_dir) = v;
+            continue;
+        }
+        if (arg.rfind("--", 0) != 0) {
+            if (!file.empty())
+                return refuse("one capture at a time ('" + arg + "')");
+            file = arg;
+            continue;
+        }
+        if (auto e = sim::parse_param_arg(specs, arg, user))
+            return refuse(*e);
+    }
+    if (file.empty())
+        return refuse("missing CAPTURE (see --help)");
+
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        return refuse("cannot read " + file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    qlimits::capture_data cap;
+    if (const auto res = qlimits::read_capture(text.str(), cap); !res.ok)
+        return refuse(file + ":" + std::to_string(res.line) + ": " + res.reason);
+    sim::trace_workload w;
+    if (auto e = sim::make_trace_workload(cap, work_ns, w))
+        return refuse(file + ": " + *e);
+    if (calibrated_overhead)
+        w.consumer_gap.reset();
+    if (!source) {
+        const std::string m = cap.meta_or("source", "closed");
+        if (m != "closed" && m != "open")
+            return refuse(file + ": meta source: expected closed or open");
+        source = m == "open" ? sim::tring::trace_source::open : sim::tring::trace_source::closed;
+    }
+    sim::param_values values;
+    if (auto e = sim::whatif::values_for(cap, w, user, values))
+        return refuse(file + ": " + *e);
+
+    sim::param_lists lists;
+    for (const auto& [n, v] : values)
+        lists[n] = {v};
+    if (auto it = user.find("fixed-limit"); it != user.end())
+        lists["fixed-limit"] = it->second;
+    const auto rows =
+        sim::registry_rows(sim::tring::completions(), sim::completion_mode::per_poll, lists);
+    for (const auto& f : filter) {
+        bool found = false;
+        for (const auto& r : rows)
+            found = found || sim::row_selected({f}, r.name);
+        if (!found)
+            return refuse("unknown policy '" + f + "'");
+    }
+
+    const char* const src = *source == sim::tring::trace_source::open ? "open" : "closed";
+    char overhead[96];
+    if (const auto o = sim::consumer_overhead(w, values["wake-ns"], values["wake-call-ns"]))
+        std::snprintf(overhead, sizeof overhead, "%.4g ns per item, from the capture", *o);
+    else
+        std::snprintf(overhead, sizeof overhead, "consumer-item-ns %g", values["consumer-item-ns"]);
+    std::printf("whatif %s: %zu items over %.1f ms (dropped: %llu items, %llu completions, %llu "
+                "services), captured under %s; %s loop; replay %g ms, %g ms warm-up; ring %g, "
+                "batch %g; wake-ns %g, wake-call-ns %g, sleep-call-ns %g; consumer overhead %s\n\n",
+                file.c_str(), w.size(), static_cast<double>(w.span) / 1e6,
+                static_cast<unsigned long long>(cap.dropped_items),
+                static_cast<unsigned long long>(cap.dropped_completions),
+                static_cast<unsigned long long>(cap.dropped_services),
+                cap.meta_or("policy", "(unnamed policy)").c_str(), src, values["duration-ms"],
+                values["warmup-ms"], values["ring"], values["batch"], values["wake-ns"],
+                values["wake-call-ns"], values["sleep-call-ns"], overhead);
+    std::vector<sim::run_result> results;
+    results.push_back(sim::whatif::observed(cap, values));
+    for (const auto& row : rows) {
+        if (!sim::row_selected(filter, row.name))
+            continue;
+        sim::run_result r = sim::whatif::replay(w, values, row, *source);
+        r.case_label = std::filesystem::path(file).filename().string() + " " + src;
+        for (const auto& [n, v] : values)
+            r.params.emplace_back(n, sim::fmt_num(v, "%.10g"));
+        results.push_back(std::move(r));
+    }
+    results.front().case_label = results.size() > 1 ? results[1].case_label : file;
+    print_rows(results, results.front().get("throughput_pps").value_or(0));
+
+    bool ok = true;
+    if (!json_file.empty()) {
+        std::ofstream f(json_file);
+        f << sim::json(results);
+        if (!f) {
+            std::fprintf(stderr, "qlimits-lab whatif: cannot write %s\n", json_file.c_str());
+            ok = false;
+        }
+    }
+    if (!svg_dir.empty()) {
+        std::vector<sim::run_result> plotted(results.begin() + 1, results.end());
+        std::error_code ec;
+        std::filesystem::create_directories(svg_dir, ec);
+        const auto path =
+            std::filesystem::path{svg_dir} /
+            ("whatif__" + sim::slug(plotted.empty() ? file : plotted.front().case_label) + ".svg");
+        std::ofstream f(path, std::ios::binary);
+        f << sim::svg_case(plotted);
+        if (!f) {
+            std::fprintf(stderr, "qlimits-lab whatif: cannot write %s\n", path.string().c_str());
+            ok = false;
+        } else {
+            std::printf("plot: %s\n", path.string().c_str());
+        }
+    }
+    for (const auto& r : results)
+        for (const auto& f : r.failures) {
+            std::fprintf(stderr, "qlimits-lab whatif: CHECK FAILED %s: %s\n", r.policy.c_str(),
+                         f.c_str());
+            ok = false;
+        }
+    return ok ? exit_ok : exit_failure;
+}
+
+} // namespace lab

@@ -1,0 +1,208 @@
+// The workload capture (qlimits/capture/): the recorder's records and drops, the capturing<>
+// decorator under channel and tx_gate, the v1 text format's round trip, and the reader's answer
+// to every kind of malformed line (the line number and the reason; never a partial result).
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "../../examples/rings/spsc_ring.hpp"
+#include "qlimits/adapters/channel.hpp"
+#include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/capture/format.hpp"
+#include "qlimits/capture/recorder.hpp"
+#include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
+
+namespace {
+std::string text_of(const qlimits::capture_log& log, std::string_view pre = {}) {
+    std::string out;
+    qlimits::write_capture(
+        log, [&](std::string_view s) { out.append(s); }, pre);
+    return out;
+}
+
+struct nic_flag {
+    bool off = false;
+    [[nodiscard]] bool stopped() const noexcept { return off; }
+    void stop() noexcept { off = true; }
+    void wake() noexcept { off = false; }
+};
+} // namespace
+
+TEST_CASE("capture: an item records when it was wanted, entered and sent; defaults to its entry") {
+    qlimits::capture_log log(qlimits::capture_capacity{4, 4, 4});
+    log.wanted(100);
+    log.entered(3, 150);
+    log.sent(170);
+    log.entered(1, 200); // no wanted, no sent: both are the entry
+    log.wanted(300);     // a wanted time after the entry it precedes is ignored
+    log.entered(1, 250);
+    REQUIRE(log.item_count() == 3);
+    const auto* it = log.items();
+    CHECK(it[0].wanted_ns == 100);
+    CHECK(it[0].entered_ns == 150);
+    CHECK(it[0].done_ns == 170);
+    CHECK(it[0].units == 3);
+    CHECK(it[1].wanted_ns == 200);
+    CHECK(it[1].done_ns == 200);
+    CHECK(it[2].wanted_ns == 250);
+}
+
+TEST_CASE("capture: a full log drops records and counts them; what it kept is a prefix") {
+    qlimits::capture_log log(qlimits::capture_capacity{2, 1, 1});
+    for (std::uint64_t t = 0; t < 5; ++t) {
+        log.entered(1, t * 10);
+        log.sent(t * 10 + 1); // a sent() after a dropped item changes nothing
+    }
+    log.completed(1, 5);
+    log.completed(1, 6);
+    log.served(2, 7, 9);
+    log.served(1, 10, 12);
+    log.served(0, 13, 14); // nothing served: no record
+    CHECK(log.item_count() == 2);
+    CHECK(log.dropped_items() == 3);
+    CHECK(log.items()[1].entered_ns == 10);
+    CHECK(log.items()[1].done_ns == 11);
+    CHECK(log.completion_count() == 1);
+    CHECK(log.dropped_completions() == 1);
+    CHECK(log.service_count() == 1);
+    CHECK(log.dropped_services() == 1);
+    const std::string text = text_of(log);
+    CHECK(text.find("dropped 3 1 1\n") != std::string::npos);
+    qlimits::capture_data back;
+    const auto res = qlimits::read_capture(text, back);
+    CHECK_MESSAGE(res.ok, res.reason);
+    CHECK(back.dropped_items == 3);
+}
+
+TEST_CASE("capture: the text format round-trips every record, meta, param and stat") {
+    qlimits::capture_log log(qlimits::capture_capacity{8, 8, 8});
+    log.wanted(5);
+    log.entered(1500, 7);
+    log.sent(9);
+    log.entered(60, 20);
+    log.completed(1560, 30);
+    log.served(2, 31, 1031);
+    const std::string text =
+        text_of(log, "meta policy dql-item\nparam wake-ns 3700.25\nstat stops 4\n");
+    CHECK(text.rfind("qlimits-capture v1\n", 0) == 0);
+    qlimits::capture_data d;
+    const auto res = qlimits::read_capture(text, d);
+    REQUIRE_MESSAGE(res.ok, res.reason);
+    REQUIRE(d.items.size() == 2);
+    CHECK(d.items[0].wanted_ns == 5);
+    CHECK(d.items[0].entered_ns == 7);
+    CHECK(d.items[0].done_ns == 9);
+    CHECK(d.items[0].units == 1500);
+    CHECK(d.items[1].units == 60);
+    REQUIRE(d.completions.size() == 1);
+    CHECK(d.completions[0].units == 1560);
+    REQUIRE(d.services.size() == 1);
+    CHECK(d.services[0].end_ns == 1031);
+    CHECK(d.services[0].items == 2);
+    CHECK(d.meta_or("policy") == "dql-item");
+    REQUIRE(d.params.size() == 1);
+    CHECK(d.params[0].second == doctest::Approx(3700.25));
+    REQUIRE(d.stats.size() == 1);
+    CHECK(d.stats[0].second == 4);
+}
+
+TEST_CASE("capture: the reader names the line and the reason of every malformed input") {
+    const auto error_of = [](const std::string& text) {
+        qlimits::capture_data d;
+        d.items.push_back({});
+        const auto r = qlimits::read_capture(text, d);
+        if (!r.ok)
+            CHECK(d.items.empty()); // never a partial result
+        return r.ok ? std::string{"ok"} : std::to_string(r.line) + ": " + r.reason;
+    };
+    const std::string h = "# a comment\nqlimits-capture v1\n";
+    CHECK(error_of("") == "0: empty: no 'qlimits-capture v1' line");
+    CHECK(error_of("i 1 2 3 1\n") ==
+          "1: not a qlimits capture (expected 'qlimits-capture v1' first)");
+    CHECK(error_of("qlimits-capture v2\n") ==
+          "1: unsupported capture version 'v2' (this reader reads v1)");
+    CHECK(error_of(h + "i 1 2 3\n") == "3: missing field");
+    CHECK(error_of(h + "i 1 2 3 4 5\n") == "3: too many fields");
+    CHECK(error_of(h + "i 1 2 x 1\n") == "3: bad number (expected unsigned decimal below 2^64)");
+    CHECK(error_of(h + "i -1 2 3 1\n") == "3: bad number (expected unsigned decimal below 2^64)");
+    CHECK(error_of(h + "i 3 2 3 1\n") ==
+          "3: item times out of order (need WANTED <= ENTERED <= DONE)");
+    CHECK(error_of(h + "i 1 2 3 0\n") == "3: item units must be 1..2^32-1");
+    CHECK(error_of(h + "i 1 2 3 4294967296\n") == "3: item units must be 1..2^32-1");
+    CHECK(error_of(h + "i 1 5 6 1\n\ni 1 4 6 1\n") == "5: item entered before the previous item");
+    CHECK(error_of(h + "c 5 1\nc 4 1\n") == "4: completion before the previous completion");
+    CHECK(error_of(h + "c 5 0\n") == "3: completion units must be 1..2^32-1");
+    CHECK(error_of(h + "s 5 4 1\n") == "3: service ends before it starts");
+    CHECK(error_of(h + "s 5 6 0\n") == "3: service items must be 1..2^32-1");
+    CHECK(error_of(h + "s 5 6 1\ns 4 7 1\n") == "4: service starts before the previous service");
+    CHECK(error_of(h + "dropped 1 2 3\ndropped 1 2 3\n") == "4: drop counts given twice");
+    CHECK(error_of(h + "meta policy\n") == "3: missing field");
+    CHECK(error_of(h + "param wake-ns 1e3\n") ==
+          "3: bad number (expected decimal, e.g. 12 or 12.5)");
+    CHECK(error_of(h + "param wake-ns 1.\n") ==
+          "3: bad number (expected decimal, e.g. 12 or 12.5)");
+    CHECK(error_of(h + "stat stops -1\n") ==
+          "3: bad number (expected unsigned decimal below 2^64)");
+    CHECK(error_of(h + "x 1\n") == "3: unknown record 'x'");
+    CHECK(error_of(h + "i 1 2 3 1\nc 4 2\n") == "0: more units completed than queued");
+    CHECK(error_of(h + "i 1 2 3 1\ns 4 5 2\n") == "0: more items served than recorded");
+    CHECK(error_of(h + "i 1 2 3 1 # trailing comment\r\nc 4 1\n") == "ok");
+}
+
+TEST_CASE("capture: capturing<> under a channel records each item and each completion") {
+    rings::spsc_ring<int, 16> ring;
+    qlimits::capture_log log(qlimits::capture_capacity{64, 64, 64});
+    using policy = qlimits::capturing<qlimits::fixed_limit<>>;
+    qlimits::channel<rings::spsc_ring<int, 16>, policy> ch(ring,
+                                                           policy::config_type{{.limit = 4}, &log});
+    std::size_t sent = 0;
+    for (int k = 0; k < 8; ++k) {
+        log.wanted();
+        if (ch.try_send(k) == qlimits::send_status::ok) {
+            log.sent();
+            ++sent;
+        }
+    }
+    CHECK(sent == 5);                // limit 4 plus the item that crosses it (fixed.hpp)
+    CHECK(log.item_count() == sent); // refused sends record nothing
+    std::array<int, 8> out{};
+    const std::uint64_t start = log.now();
+    const std::size_t n = ch.try_receive_batch(std::span<int>{out}, qlimits::completion::per_item);
+    log.served(static_cast<std::uint32_t>(n), start);
+    CHECK(n == sent);
+    CHECK(log.completion_count() == sent);
+    CHECK(log.service_count() == 1);
+    CHECK(ch.policy().inner().limit() == 4);
+    for (std::size_t k = 0; k < log.item_count(); ++k) {
+        const auto& it = log.items()[k];
+        CHECK(it.wanted_ns <= it.entered_ns);
+        CHECK(it.entered_ns <= it.done_ns);
+    }
+    qlimits::capture_data d;
+    const auto res = qlimits::read_capture(text_of(log), d);
+    CHECK_MESSAGE(res.ok, res.reason);
+}
+
+TEST_CASE("capture: capturing<> under a tx_gate records posted and completed bytes") {
+    nic_flag q;
+    qlimits::capture_log log;
+    using policy = qlimits::capturing<qlimits::dql<>>;
+    qlimits::tx_gate<policy, nic_flag> gate(policy::config_type{{.min_limit = 3000}, &log},
+                                            qlimits::jiffy_clock::now());
+    std::uint32_t posted = 0;
+    for (; !q.stopped(); posted += 1500)
+        gate.sent(q, 1500);
+    gate.completed(q, posted, qlimits::jiffy_clock::now());
+    CHECK(log.item_count() == posted / 1500);
+    CHECK(log.items()[0].units == 1500);
+    REQUIRE(log.completion_count() == 1);
+    CHECK(log.completions()[0].units == posted);
+    CHECK(gate.policy().log() == &log);
+    // Without a log the decorator is the policy alone.
+    qlimits::tx_gate<policy, nic_flag> plain(policy::config_type{}, qlimits::jiffy_clock::now());
+    CHECK(plain.sent(q, 1500));
+}
