@@ -132,6 +132,21 @@ TEST_CASE("dim adapter: deferred handoff publishes, a worker applies, the next s
     CHECK(m.tuner().state() == qlimits::dim_state::measure_in_progress);
 }
 
+TEST_CASE("dim adapter: deferred handoff keeps a decision the hook refused, for the next run") {
+    // Kills the mutant moderation-retry: a run_pending() whose hook refuses must leave the
+    // decision published (pending) so the worker's next run_pending() applies it.
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, flaky_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{flaky_hook{1}};
+    (void)m.on_sample({0us, 0, 0, 0});
+    CHECK(m.on_sample({1ms, 64, 6400, 640000}));
+    CHECK_FALSE(m.run_pending()); // the hook refused
+    CHECK(m.pending());
+    CHECK(m.run_pending()); // applied now
+    CHECK_FALSE(m.pending());
+    CHECK(m.hook().calls == 2);
+    CHECK(m.hook().last == moderation{8, 256, 0});
+}
+
 TEST_CASE("dim adapter: deferred handoff across two threads") {
     struct counting_hook {
         std::atomic<int>* n;

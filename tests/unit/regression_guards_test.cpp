@@ -310,3 +310,21 @@ TEST_CASE("asymmetric barrier: heavy() reports a membarrier that ran as done") {
     CHECK(ch.stats().membarrier_failures == 0);
     CHECK(ch.stats().barrier == qlimits::barrier_in_use::membarrier);
 }
+
+#if defined(__linux__)
+TEST_CASE("coarse clock: tells the time jiffy_clock tells, at most a kernel tick behind") {
+    // Kills the mutant coarse-clock-unit (nanoseconds read as microseconds: the sub-second
+    // part up to 1000 s off). The coarse clock is CLOCK_MONOTONIC updated once per kernel tick
+    // (detail/coarse_clock.hpp): never ahead of the fine one, behind by at most one tick
+    // (<= 4 ms); 50 ms of slack keeps a descheduled test thread from failing it.
+    using adapted = qlimits::detail::adapter_clock<qlimits::jiffy_clock>;
+    static_assert(adapted::coarse);
+    for (int i = 0; i < 100; ++i) {
+        const auto before = qlimits::jiffy_clock::now();
+        const auto coarse = adapted::now();
+        const auto after = qlimits::jiffy_clock::now();
+        CHECK(coarse <= after);
+        CHECK(coarse + std::chrono::milliseconds{50} >= before);
+    }
+}
+#endif
