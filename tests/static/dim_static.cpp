@@ -28,6 +28,27 @@ static_assert(qlimits::net_dim_default_profile_ix == 1);
 static_assert(qlimits::net_dim_rx_eqe_profile[1] == moderation{8, 256, 0});
 static_assert(qlimits::net_dim_tx_cqe_profile[4] == moderation{64, 32, 0});
 static_assert(qlimits::rdma_dim_default_profile[0] == moderation{1, 0, 1});
+// Every entry of every built-in table, as in Linux lib/dim/net_dim.c (NET_DIM_{RX,TX}_{EQE,CQE}
+// _PROFILES) and drivers/infiniband/core/cq.c (rdma_dim_prof): a wrong entry anywhere fails the
+// build (mutant profile-rx-eqe).
+template <class Table, std::size_t N>
+constexpr bool table_is(const Table& t, const moderation (&want)[N]) {
+    if (Table::size() != N) return false;
+    for (std::size_t i = 0; i < N; ++i)
+        if (!(t[i] == want[i])) return false;
+    return true;
+}
+constexpr moderation linux_rx_eqe[] = {{1, 256, 0}, {8, 256, 0}, {64, 256, 0}, {128, 256, 0}, {256, 256, 0}};
+constexpr moderation linux_rx_cqe[] = {{2, 256, 0}, {8, 128, 0}, {16, 64, 0}, {32, 64, 0}, {64, 64, 0}};
+constexpr moderation linux_tx_eqe[] = {{1, 128, 0}, {8, 128, 0}, {32, 128, 0}, {64, 128, 0}, {128, 128, 0}};
+constexpr moderation linux_tx_cqe[] = {{5, 128, 0}, {8, 64, 0}, {16, 32, 0}, {32, 32, 0}, {64, 32, 0}};
+constexpr moderation linux_rdma[] = {{1, 0, 1},   {1, 0, 4},   {2, 0, 4},  {2, 0, 8}, {4, 0, 8},
+                                     {16, 0, 8},  {16, 0, 16}, {32, 0, 16}, {32, 0, 32}};
+static_assert(table_is(qlimits::net_dim_rx_eqe_profile, linux_rx_eqe));
+static_assert(table_is(qlimits::net_dim_rx_cqe_profile, linux_rx_cqe));
+static_assert(table_is(qlimits::net_dim_tx_eqe_profile, linux_tx_eqe));
+static_assert(table_is(qlimits::net_dim_tx_cqe_profile, linux_tx_cqe));
+static_assert(table_is(qlimits::rdma_dim_default_profile, linux_rdma));
 
 // User tables are validated at compile time when constexpr.
 constexpr net_dim_profile mine{{2, 64}, {8, 64}, {16, 64}, {32, 64}, {64, 64}};
