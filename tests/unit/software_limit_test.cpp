@@ -242,3 +242,18 @@ TEST_CASE("software_limit: one sample over the budget (not twice it) cuts the li
     CHECK(p.stats().budget_cuts == 1);
     CHECK(p.limit() == 5);
 }
+
+TEST_CASE("software_limit: a long wake-up's lead counts only the units that completed in it") {
+    // Kills the mutant sw-lead-counted. A producer that takes 50 us to wake, a consumer at
+    // 50 ns per item and a ring of 256: the wait in ticks times the drain rate says ~1000
+    // units, but the ring runs dry long before the producer is back, and what completed in
+    // the wait (at most what was in flight, here the ring) bounds the lead in units.
+    test::workload w;
+    w.producer_ns = 20;
+    w.consumer_ns = 50;
+    w.wake_ns = 50'000;
+    sw p({}, at(0));
+    const auto o = test::drive(p, w);
+    CHECK(p.stats().lead <= w.ring);
+    CHECK(o.limit_max <= w.ring);
+}
