@@ -41,6 +41,31 @@ concept limit_policy =
         { cp.stats() } noexcept -> std::same_as<typename P::stats_type>;
     };
 
+/// Tag of an optional policy overload, on_completed(n, now, known_counted): the caller knows
+/// that the n units were counted by on_queued() before (an adapter that saw them pass a FIFO
+/// ahead of an item posted later), so the policy need not read the producer's count to check
+/// for over-completion (the caller's knowledge is the check). Adapters call the overload where
+/// a policy has it (fixed_limit, unlimited) and on_completed(n, now) otherwise.
+struct known_counted_t {
+    explicit known_counted_t() = default;
+};
+inline constexpr known_counted_t known_counted{};
+
+/// The policy has the on_completed(n, now, known_counted) overload.
+template <class P>
+concept accepts_known_counted =
+    requires(P& p, std::uint32_t n, typename P::time_point now) {
+        { p.on_completed(n, now, known_counted) } noexcept -> std::same_as<bool>;
+    };
+
+/// The policy has `bool may_post() noexcept`: available() >= 0, asked from the producer's
+/// thread, possibly cheaper (fixed_limit's reads the completion side's line only when its last
+/// reading shows no room). Adapters use it for the producer's first look where present.
+template <class P>
+concept has_may_post = requires(P& p) {
+    { p.may_post() } noexcept -> std::same_as<bool>;
+};
+
 namespace detail {
 /// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
 /// policy's clock_type when that has one, so adapters pick the same default clock for the

@@ -77,3 +77,48 @@ TEST_CASE("unlimited: never asks to stop, still counts and checks completions") 
     CHECK_FALSE(p.on_queued(qlimits::fixed_max_object + 1));
     CHECK(p.stats().rejected_enqueues == 1);
 }
+
+TEST_CASE("fixed: may_post() agrees with available() >= 0 on every step, limits and wrap included") {
+    // may_post() answers from the producer's last reading of the completed count and reads it
+    // again only when that reading shows no room; its answer must still be exact.
+    qlimits::fixed_limit<clock_ms> p({.limit = 100}, tp{});
+    std::uint32_t x = 12345;
+    auto next = [&] { return x = x * 1103515245U + 12345U; };
+    // Start near the 32-bit wrap so the counters cross it.
+    for (int i = 0; i < 16; ++i) {
+        REQUIRE(p.on_queued(0x0FFFFFF0U));
+        REQUIRE_FALSE(p.may_post());
+        REQUIRE(p.on_completed(0x0FFFFFF0U, tp{}));
+    }
+    for (int step = 0; step < 20000; ++step) {
+        const std::uint32_t r = next() >> 16;
+        if (r % 7 == 0)
+            CHECK(p.set_limit(r % 300));
+        else if (r % 2 == 0 && p.inflight() > 0)
+            CHECK(p.on_completed(1 + r % p.inflight(), tp{}));
+        else if (p.available() >= 0)
+            CHECK(p.on_queued(1 + r % 50));
+        REQUIRE(p.may_post() == (p.available() >= 0));
+    }
+}
+
+TEST_CASE("fixed/unlimited: a known-counted completion books like on_completed, unchecked") {
+    test::contract_probe probe;
+    qlimits::fixed_limit<clock_ms> p({.limit = 10}, tp{});
+    CHECK(p.on_queued(7));
+    CHECK(p.on_completed(3, tp{}, qlimits::known_counted));
+    CHECK(p.inflight() == 4);
+    CHECK(p.available() == 6);
+    // The checked path still refuses an over-completion afterwards: the known-counted one left
+    // the policy's reading of the producer's count a true lower bound.
+    CHECK_FALSE(p.on_completed(5, tp{}));
+    CHECK(probe.count() == 1);
+    CHECK(p.on_completed(4, tp{}));
+    CHECK(p.inflight() == 0);
+    qlimits::unlimited<clock_ms> u({}, tp{});
+    CHECK(u.on_queued(5));
+    CHECK(u.on_completed(5, tp{}, qlimits::known_counted));
+    CHECK(u.inflight() == 0);
+    CHECK_FALSE(u.on_completed(1, tp{}));
+    CHECK(probe.count() == 2);
+}

@@ -65,6 +65,9 @@ struct baseline_counters {
         std::atomic<std::uint32_t> queued{0};
         std::atomic<std::uint32_t> limit{0}; // written by the completion side, rarely
         std::atomic<std::uint64_t> rejected{0};
+        // The producer's last reading of completion_line::completed (may_post()). Completions
+        // only grow, so it is a lower bound: room computed from it is never more than there is.
+        std::uint32_t completed_seen = 0;
     };
     struct alignas(cache_line_size) completion_line {
         std::atomic<std::uint32_t> completed{0};
@@ -98,7 +101,27 @@ struct baseline_counters {
         c.completed.store(done + n, std::memory_order_relaxed);
         return true;
     }
+    // The caller knows the n units were counted (known_counted_t): no read of the producer's
+    // line. queued_seen stays a lower bound of queued (what is completed was queued).
+    void complete_counted(std::uint32_t n) noexcept {
+        const std::uint32_t done = c.completed.load(std::memory_order_relaxed) + n;
+        if (static_cast<std::int32_t>(done - c.queued_seen) > 0)
+            c.queued_seen = done;
+        c.completed.store(done, std::memory_order_relaxed);
+    }
+    // limit - inflight >= 0, read from the producer's side: the completion side's line is read
+    // only when the room computed from the last reading of it is negative, so a producer far
+    // below its limit does not pull that line across on every post. Exact: a negative answer is
+    // always checked against a fresh reading.
+    bool may_post(std::uint32_t limit) noexcept {
+        const std::uint32_t q = p.queued.load(std::memory_order_relaxed);
+        if (static_cast<std::int32_t>(limit - (q - p.completed_seen)) >= 0)
+            return true;
+        p.completed_seen = c.completed.load(std::memory_order_relaxed);
+        return static_cast<std::int32_t>(limit - (q - p.completed_seen)) >= 0;
+    }
     void reset() noexcept {
+        p.completed_seen = 0;
         p.queued.store(0, std::memory_order_relaxed);
         c.completed.store(0, std::memory_order_relaxed);
         c.queued_seen = 0;
@@ -144,11 +167,22 @@ public:
         return static_cast<std::int32_t>(n_.p.limit.load(std::memory_order_relaxed) -
                                          n_.inflight());
     }
+    /// available() >= 0, for the producer's thread only: it reads the completion side's count
+    /// only when its last reading of it shows no room (adapters call it on every post).
+    [[nodiscard]] bool may_post() noexcept {
+        return n_.may_post(n_.p.limit.load(std::memory_order_relaxed));
+    }
 
     /// Report n units retired. More than is in flight is a contract violation; if the handler
     /// returns, the call is refused (false) and nothing changes.
     bool on_completed(std::uint32_t n, time_point) noexcept {
         return n_.complete(n, "fixed_limit::on_completed");
+    }
+    /// As on_completed(n, now), for a caller that knows the n units were counted (see
+    /// known_counted_t): no over-completion check, which would read the producer's line.
+    bool on_completed(std::uint32_t n, time_point, known_counted_t) noexcept {
+        n_.complete_counted(n);
+        return true;
     }
     /// Forget everything in flight. Call only while neither side is running.
     void reset(time_point) noexcept { n_.reset(); }
@@ -197,6 +231,12 @@ public:
     bool on_completed(std::uint32_t n, time_point) noexcept {
         return n_.complete(n, "unlimited::on_completed");
     }
+    /// As on_completed(n, now), for a caller that knows the n units were counted (see
+    /// known_counted_t): no over-completion check, which would read the producer's line.
+    bool on_completed(std::uint32_t n, time_point, known_counted_t) noexcept {
+        n_.complete_counted(n);
+        return true;
+    }
     void reset(time_point) noexcept { n_.reset(); }
 
     /// UINT32_MAX: no limit.
@@ -216,6 +256,8 @@ static_assert(limit_policy<fixed_limit<>>);
 static_assert(limit_policy<fixed_limit<manual_clock<>>>);
 static_assert(limit_policy<unlimited<>>);
 static_assert(limit_policy<unlimited<steady_clock_source>>);
+static_assert(accepts_known_counted<fixed_limit<>> && accepts_known_counted<unlimited<>>);
+static_assert(has_may_post<fixed_limit<>>);
 
 } // namespace v0
 } // namespace qlimits
