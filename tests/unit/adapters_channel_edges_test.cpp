@@ -269,3 +269,79 @@ TEST_CASE("channel: two consumers at once are reported, naming the method") {
     CHECK(probe.count() > 0);
     CHECK(std::string(probe.last().where) == "channel::try_receive");
 }
+
+TEST_CASE("channel: a refused try_send and an empty try_receive back off, doubling to 16 pauses") {
+    // Issue 8, finding 9: a producer retrying on a full ring (and a consumer polling an empty
+    // one) pulled the other side's cache lines across on every try. Each consecutive failure
+    // now pauses 4, 8, then 16 times (the try_ calls stop doubling there: their caller may have
+    // other rings to serve); a success starts the count again.
+    using small_ring = rings::spsc_ring<std::uint64_t, 2>;
+    small_ring ring;
+    qlimits::channel<small_ring, qlimits::unlimited<clock_ms>> ch(ring, {},
+                                                                   qlimits::consumer_wait::spin);
+    std::uint64_t v = 0;
+    const std::uint64_t expect[] = {4, 12, 28, 44, 60}; // running totals
+    for (const std::uint64_t total : expect) {
+        CHECK_FALSE(ch.try_receive(v));
+        CHECK(ch.stats().consumer_backoff_pauses == total);
+    }
+    REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    REQUIRE(ch.try_send(std::uint64_t{2}) == send_status::ok);
+    for (const std::uint64_t total : expect) {
+        CHECK(ch.try_send(std::uint64_t{3}) == send_status::ring_full);
+        CHECK(ch.stats().producer_backoff_pauses == total);
+    }
+    // A pop resets the consumer's streak, a push the producer's: the next failures pause 4.
+    REQUIRE(ch.try_receive(v));
+    REQUIRE(ch.try_send(std::uint64_t{3}) == send_status::ok);
+    CHECK(ch.try_send(std::uint64_t{4}) == send_status::ring_full);
+    CHECK(ch.stats().producer_backoff_pauses == 64);
+    REQUIRE(ch.try_receive(v));
+    REQUIRE(ch.try_receive(v));
+    CHECK_FALSE(ch.try_receive(v));
+    CHECK(ch.stats().consumer_backoff_pauses == 64);
+    CHECK(ch.stats().ring_full == 6);
+    // receive() backs off between its polls too (doubling on to 128 inside a wait).
+    const std::uint64_t before = ch.stats().consumer_backoff_pauses;
+    CHECK_FALSE(ch.receive(v, std::chrono::steady_clock::now() + 20ms));
+    CHECK(ch.stats().consumer_backoff_pauses - before >= 4 + 8 + 16 + 32 + 64 + 128);
+}
+
+namespace {
+// fixed_limit, counting the calls of its two producer- and consumer-side shortcuts.
+struct counting_fixed : qlimits::fixed_limit<clock_ms> {
+    using fixed_limit::fixed_limit;
+    using fixed_limit::on_completed;
+    int may_post_calls = 0, known_counted_calls = 0;
+    [[nodiscard]] bool may_post() noexcept {
+        ++may_post_calls;
+        return fixed_limit::may_post();
+    }
+    bool on_completed(std::uint32_t n, time_point now, qlimits::known_counted_t k) noexcept {
+        ++known_counted_calls;
+        return fixed_limit::on_completed(n, now, k);
+    }
+};
+} // namespace
+
+TEST_CASE("channel: the producer asks may_post(), the consumer completes known-counted units") {
+    // Issue 8, finding 9: fixed_limit's available() reads the consumer's line, and its checked
+    // completion the producer's; the channel uses the cheaper forms where a policy has them.
+    static_assert(qlimits::has_may_post<counting_fixed> &&
+                  qlimits::accepts_known_counted<counting_fixed>);
+    item_ring ring;
+    qlimits::channel<item_ring, counting_fixed> ch(ring, {.limit = 1000});
+    for (std::uint64_t i = 0; i < 5; ++i)
+        REQUIRE(ch.try_send(item{i, 100}) == send_status::ok);
+    CHECK(ch.policy().may_post_calls == 5);
+    item out;
+    for (int i = 0; i < 5; ++i)
+        REQUIRE(ch.try_receive(out));
+    CHECK(ch.policy().known_counted_calls == 5);
+    CHECK(ch.inflight() == 0);
+    // Over the limit: may_post() says no and the stop protocol runs with a fresh available().
+    for (std::uint64_t i = 0; i < 7; ++i)
+        REQUIRE(ch.try_send(item{i, 150}) == send_status::ok); // 1050 in flight after the 7th
+    CHECK(ch.try_send(item{9, 1}) == send_status::over_limit);
+    CHECK(ch.stopped());
+}

@@ -43,7 +43,21 @@
 // every send, unless the caller says more items follow (more = true; the kernel's xmit_more)
 // and flushes at the end of the burst. F1 runs only when the producer is refused (over the
 // limit, or waiting for room after a short spin); F4 only on the consumer's way to sleep, after
-// a spin of 128 polls, so its cost is paid only where a sleep is likely to follow.
+// about 5 us of spaced polls, so its cost is paid only where a sleep is likely to follow.
+//
+// Back-off. A side that fails retries spaced: a send refused by a full ring, and a poll of an
+// empty ring, pause before returning, 4 pauses after the first failure in a row, doubling to
+// 16 in try_send()/try_receive*() and to 128 inside send()/receive*()
+// (stats().producer_backoff_pauses / consumer_backoff_pauses count them). Retried at once, each
+// failure would pull the other side's cache lines (the ring's index, the policy's counters)
+// across while that side is writing them. The waits of send() and receive() spend about 256
+// pauses this way before they sleep.
+//
+// The policy's cheaper forms. Where the policy has them (fixed_limit, unlimited), the producer
+// asks may_post() instead of available() >= 0 (fixed_limit's reads the consumer's line only
+// when its last reading of it shows no room), and the consumer reports units it knows counted
+// (see "Accounting order") with on_completed(n, now, known_counted), which does not read the
+// producer's line to check them again.
 //
 // F2/F4, the doorbell barrier, per channel (doorbell_barrier):
 //   membarrier (default on Linux): F2 is a compiler barrier and F4 a membarrier system call
@@ -183,6 +197,8 @@ struct channel_stats {
     std::uint64_t consumer_sleeps;  ///< times receive() blocked on an empty ring
     std::uint64_t consumer_wakeups; ///< times the producer woke a sleeping consumer
     std::uint64_t membarrier_failures; ///< F4 system calls that failed (then: fences for good)
+    std::uint64_t producer_backoff_pauses; ///< pauses after refusals by a full ring
+    std::uint64_t consumer_backoff_pauses; ///< pauses after polls of an empty ring
     std::uint32_t limit;            ///< the policy's current limit
     std::uint32_t inflight;         ///< counted and not yet completed
     bool stopped;                   ///< the producer is stopped by the limit right now
@@ -424,6 +440,8 @@ public:
                 c_.sleeps.load(std::memory_order_relaxed),
                 p_.consumer_wakeups.load(std::memory_order_relaxed),
                 c_.membarrier_failures.load(std::memory_order_relaxed),
+                p_.backoff_pauses.load(std::memory_order_relaxed),
+                c_.backoff_pauses.load(std::memory_order_relaxed),
                 policy_.limit(),
                 policy_.inflight(),
                 stopped(),
@@ -446,9 +464,26 @@ private:
     static constexpr std::uint32_t symmetric = 2;
     static constexpr std::uint32_t fell_back = 4; // flag: symmetric because membarrier failed
 
-    // Polls of the ring before a side announces that it will sleep (each with a pause, a few
-    // microseconds in all): a sleep, and F4's system call, only when the other side is idle.
-    static constexpr unsigned spins_before_sleep = 128;
+    // Back-off after a refusal by a full ring (producer) or an empty poll (consumer): pauses
+    // that double with each consecutive failure, from 4 to 128 (about 80 ns to 2.5 us at the
+    // 20 ns an x86 `pause` takes on recent cores). A side that retried at once would pull the
+    // other side's cache lines (the ring's index, the policy's counters) across on every try
+    // and slow the very side it waits for; spaced retries let the other side work on lines it
+    // owns and hand over room or items in bigger pieces. Measured with bench/micro/
+    // channel_bench.cpp (docs/benchmarks.md).
+    // try_send()/try_receive*() double only twice (at most 16 pauses, about 0.3 us): their
+    // caller may have other rings to serve and decides itself how long to wait.
+    static constexpr unsigned backoff_first_pauses = 4;
+    static constexpr std::uint32_t backoff_doublings = 5;
+    static constexpr std::uint32_t try_backoff_doublings = 2;
+    // Pauses a side spends retrying before it announces that it will sleep (its polls spaced by
+    // the back-off above; about 5 us at 20 ns a pause, the budget the earlier 128 polls of one
+    // pause each had, and the order of a futex wake-up and the context switch it causes): a
+    // sleep, and F4's system call, only when the other side is idle.
+    static constexpr unsigned pauses_before_sleep = 256;
+    // Polls of the policy by a producer stopped by the limit before it sleeps (each with one
+    // pause: the stop reads only the policy's lines, which the consumer writes anyway).
+    static constexpr unsigned over_limit_polls = 128;
     // How long a consumer sleeps at most while its handshake may not have been made (the
     // producer has not acknowledged the switch to fences): an upper bound on the delay of a
     // wake-up lost in that window, not a promise of latency.
@@ -465,6 +500,28 @@ private:
         if (b == asymmetric)
             return barrier_in_use::membarrier;
         return b == symmetric ? barrier_in_use::fences : barrier_in_use::fences_after_failure;
+    }
+
+    // Sets a side's in_wait for the length of a wait.
+    struct scoped_flag {
+        bool& flag;
+        explicit scoped_flag(bool& f) noexcept : flag(f) { flag = true; }
+        ~scoped_flag() { flag = false; }
+        scoped_flag(const scoped_flag&) = delete;
+        scoped_flag& operator=(const scoped_flag&) = delete;
+    };
+
+    // Pause for the back-off of the `streak`-th consecutive failure, counting the pauses in
+    // `total` (stats()); returns them.
+    static unsigned back_off(std::uint32_t& streak, std::atomic<std::uint64_t>& total,
+                             std::uint32_t doublings) noexcept {
+        const unsigned pauses = backoff_first_pauses << std::min(streak, doublings);
+        for (unsigned k = 0; k < pauses; ++k)
+            detail::cpu_relax();
+        if (streak < doublings)
+            ++streak;
+        total.store(total.load(std::memory_order_relaxed) + pauses, std::memory_order_relaxed);
+        return pauses;
     }
 
     static void bump(std::atomic<std::uint64_t>& c) noexcept {
@@ -487,10 +544,12 @@ private:
             bump(p_.full);
             flush_pending();
             // A caller that retries at once would re-read the consumer's lines in a tight loop
-            // and slow the consumer down; one pause spaces the retries.
-            detail::cpu_relax();
+            // and slow the consumer down: space the retries (see backoff_first_pauses).
+            p_.paused += back_off(p_.full_streak, p_.backoff_pauses,
+                                  p_.in_wait ? backoff_doublings : try_backoff_doublings);
             return send_status::ring_full;
         }
+        p_.full_streak = 0;
         p_.pushed.store(++p_.pushed_local, std::memory_order_relaxed);
         (void)policy_.on_queued(units); // cannot refuse: units <= max_object
         p_.units_sent += units;
@@ -505,17 +564,26 @@ private:
     }
 
     send_status blocking_push(value_type& item, const deadline_type* deadline) noexcept {
+        p_.paused = 0;
+        const scoped_flag waiting{p_.in_wait};
         for (unsigned spins = 0;;) {
             send_status r = push(item, false);
             if (r != send_status::ring_full && r != send_status::over_limit)
                 return r;
             if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
                 return send_status::timeout;
-            if (spins < spins_before_sleep) { // push() paused already
-                ++spins;
+            if (r == send_status::ring_full ? p_.paused < pauses_before_sleep
+                                            : spins < over_limit_polls) {
+                // push() backed off already after a full ring; a stopped producer polls with a
+                // pause (it reads only its own line and the policy's until woken)
+                if (r == send_status::over_limit) {
+                    ++spins;
+                    detail::cpu_relax();
+                }
                 continue;
             }
             spins = 0;
+            p_.paused = 0;
             if (r == send_status::ring_full) {
                 // Announce the wait, then retry once: the consumer may have freed a slot after
                 // our push failed and before it could see us waiting.
@@ -564,9 +632,17 @@ private:
         return p_.units_sent + units - p_.completed_seen <= max_inflight_units;
     }
 
+    // available() >= 0, by the policy's cheaper producer-side query where it has one.
+    bool first_look() noexcept {
+        if constexpr (has_may_post<Policy>)
+            return policy_.may_post();
+        else
+            return policy_.available() >= 0;
+    }
+
     // The producer's admission test, with the BQL stop and re-check.
     bool admit(std::uint32_t units) noexcept {
-        if (policy_.available() >= 0 && books_fit(units, false)) [[likely]]
+        if (first_look() && books_fit(units, false)) [[likely]]
             return true;
         if (f_.producer_state.load(std::memory_order_relaxed) != stopped_by_limit) {
             f_.producer_state.store(stopped_by_limit, std::memory_order_relaxed);
@@ -625,6 +701,7 @@ private:
     // ---- consumer internals ----------------------------------------------------------------
 
     void count_pops(std::size_t n) noexcept {
+        c_.empty_streak = 0;
         c_.popped_local += n;
         c_.popped.store(c_.popped_local, std::memory_order_relaxed);
         c_.progress = true;
@@ -632,7 +709,7 @@ private:
 
     bool take_one(value_type& out) noexcept {
         if (!traits::try_pop(*f_.ring, out)) {
-            on_empty();
+            on_empty_poll();
             return false;
         }
         count_pops(1);
@@ -641,6 +718,8 @@ private:
         wake_producer();
         return true;
     }
+
+
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
         std::size_t n = 0;
@@ -656,7 +735,7 @@ private:
         }
         if (n == 0) {
             if (!out.empty())
-                on_empty();
+                on_empty_poll();
             return 0;
         }
         count_pops(n);
@@ -685,9 +764,8 @@ private:
             return false;
         if (c_.credit < units) [[unlikely]] {
             // Read the policy's count (the producer's line) only when the credit left from the
-            // last reading does not cover what is owed. No ordering is needed: on_completed()
-            // reads the same counter again and cannot see an older value than we saw here. The
-            // channel's books keep inflight below 2^31, so the 32-bit count is exact.
+            // last reading does not cover what is owed. The channel's books keep inflight below
+            // 2^31, so the 32-bit count is exact; what it shows was counted (counts only grow).
             c_.credit = policy_.inflight();
             if (c_.credit < units)
                 units = c_.credit;
@@ -697,7 +775,15 @@ private:
         time_point now{};
         if constexpr (detail::policy_uses_time<Policy>)
             now = read_clock::now();
-        if (!policy_.on_completed(static_cast<std::uint32_t>(units), now)) [[unlikely]]
+        bool ok;
+        if constexpr (accepts_known_counted<Policy>) {
+            // The credit proves the units counted: the policy need not read the producer's line
+            // again to check them (one line transfer less per reading).
+            ok = policy_.on_completed(static_cast<std::uint32_t>(units), now, known_counted);
+        } else {
+            ok = policy_.on_completed(static_cast<std::uint32_t>(units), now);
+        }
+        if (!ok) [[unlikely]]
             return false;
         c_.credit -= units;
         c_.owed -= units;
@@ -723,6 +809,13 @@ private:
         // its fence sees our completions and pops, or we see its state here.
         std::atomic_thread_fence(std::memory_order_seq_cst);
         wake_producer();
+    }
+    // An empty poll: decide about the producer (on_empty), then back off before the caller
+    // polls again, so it does not pull the ring's index away from the producer on every try.
+    void on_empty_poll() noexcept {
+        on_empty();
+        c_.paused += back_off(c_.empty_streak, c_.backoff_pauses,
+                              c_.in_wait ? backoff_doublings : try_backoff_doublings);
     }
 
     // Wake the producer if it is stopped or waiting and what it waits for has happened. After a
@@ -784,22 +877,22 @@ private:
     // the deadline.
     template <class Take>
     bool consumer_wait_for(Take&& take, const deadline_type* deadline) noexcept {
-        for (unsigned spins = 0;; ++spins) {
+        c_.paused = 0;
+        const scoped_flag waiting{c_.in_wait};
+        for (;;) {
             if (take())
                 return true;
             if (f_.closed.load(std::memory_order_relaxed) != 0)
                 return drain_closed(take);
             if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
                 return false;
-            if (spins < spins_before_sleep) {
-                detail::cpu_relax();
+            if (c_.paused < pauses_before_sleep) // the empty poll backed off already
                 continue;
-            }
             if (!f_.consumer_sleeps) {
                 std::this_thread::yield();
                 continue;
             }
-            spins = 0;
+            c_.paused = 0;
             f_.consumer_asleep.store(1, std::memory_order_relaxed);
             // F4. Pairs with F2 in doorbell() and F5 in close(): either our re-check below sees
             // the push (or `closed`), or the producer (or close) sees our flag and wakes us.
@@ -849,9 +942,12 @@ private:
     // Written by the producer only (pushed is read by the consumer on its way to sleep).
     struct alignas(cache_line_size) producer_line {
         bool doorbell_pending = false;
+        bool in_wait = false; // inside send() (back_off may double further)
         std::uint64_t pushed_local = 0;   // items pushed
         std::uint64_t units_sent = 0;     // units counted (the channel's 64-bit books)
         std::uint64_t completed_seen = 0; // last reading of c_.units_completed
+        std::uint32_t full_streak = 0;    // refusals by a full ring in a row (back_off)
+        unsigned paused = 0;              // pauses since send() began waiting
         std::atomic<std::uint64_t> pushed{0};
         std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
         std::atomic<std::uint64_t> stops{0};
@@ -859,6 +955,7 @@ private:
         std::atomic<std::uint64_t> full{0};
         std::atomic<std::uint64_t> waits{0};
         std::atomic<std::uint64_t> consumer_wakeups{0};
+        std::atomic<std::uint64_t> backoff_pauses{0};
     };
     // Written by the consumer only (popped and units_completed are read by the producer only
     // when it is refused).
@@ -868,12 +965,16 @@ private:
         std::uint64_t popped_local = 0;
         std::uint64_t completed_local = 0;
         bool progress = false; // popped or completed since the last F3
+        bool in_wait = false;  // inside receive*() (back_off may double further)
+        std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
+        unsigned paused = 0;             // pauses since receive() began waiting
         std::atomic<std::uint64_t> popped{0};
         std::atomic<std::uint64_t> units_completed{0};
         std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
         std::atomic<std::uint64_t> producer_wakeups{0};
         std::atomic<std::uint64_t> sleeps{0};
         std::atomic<std::uint64_t> membarrier_failures{0};
+        std::atomic<std::uint64_t> backoff_pauses{0};
     };
 
     shared_line f_;
