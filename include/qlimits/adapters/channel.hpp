@@ -466,11 +466,12 @@ private:
 
     // Back-off after a refusal by a full ring (producer) or an empty poll (consumer): pauses
     // that double with each consecutive failure, from 4 to 128 (about 80 ns to 2.5 us at the
-    // 20 ns an x86 `pause` takes on recent cores). A side that retried at once would pull the
-    // other side's cache lines (the ring's index, the policy's counters) across on every try
-    // and slow the very side it waits for; spaced retries let the other side work on lines it
-    // owns and hand over room or items in bigger pieces. Measured with bench/micro/
-    // channel_bench.cpp (docs/benchmarks.md).
+    // 20 ns a `pause` took on the development VM's AMD EPYC; other x86 cores take from a few
+    // to about 40 ns). A side that retried at once would pull the other side's cache lines
+    // (the ring's index, the policy's counters) across on every try and slow the very side it
+    // waits for; spaced retries let the other side work on lines it owns and hand over room or
+    // items in bigger pieces. The doubling and the caps are design choices; what they changed
+    // is measured in docs/benchmarks.md ("The 1.25x bar on a quiet machine").
     // try_send()/try_receive*() double only twice (at most 16 pauses, about 0.3 us): their
     // caller may have other rings to serve and decides itself how long to wait.
     static constexpr unsigned backoff_first_pauses = 4;
@@ -718,8 +719,6 @@ private:
         wake_producer();
         return true;
     }
-
-
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
         std::size_t n = 0;
