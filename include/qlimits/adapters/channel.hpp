@@ -513,16 +513,19 @@ private:
     };
 
     // Pause for the back-off of the `streak`-th consecutive failure, counting the pauses in
-    // `total` (stats()); returns them.
-    static unsigned back_off(std::uint32_t& streak, std::atomic<std::uint64_t>& total,
-                             std::uint32_t doublings) noexcept {
+    // `total` (stats(), and the waits' budget before they sleep).
+    static void back_off(std::uint32_t& streak, std::atomic<std::uint64_t>& total,
+                         std::uint32_t doublings) noexcept {
         const unsigned pauses = backoff_first_pauses << std::min(streak, doublings);
         for (unsigned k = 0; k < pauses; ++k)
             detail::cpu_relax();
         if (streak < doublings)
             ++streak;
         total.store(total.load(std::memory_order_relaxed) + pauses, std::memory_order_relaxed);
-        return pauses;
+    }
+    // A side's own pause count (it is the only writer).
+    static std::uint64_t pauses(const std::atomic<std::uint64_t>& total) noexcept {
+        return total.load(std::memory_order_relaxed);
     }
 
     static void bump(std::atomic<std::uint64_t>& c) noexcept {
@@ -546,8 +549,8 @@ private:
             flush_pending();
             // A caller that retries at once would re-read the consumer's lines in a tight loop
             // and slow the consumer down: space the retries (see backoff_first_pauses).
-            p_.paused += back_off(p_.full_streak, p_.backoff_pauses,
-                                  p_.in_wait ? backoff_doublings : try_backoff_doublings);
+            back_off(p_.full_streak, p_.backoff_pauses,
+                     p_.in_wait ? backoff_doublings : try_backoff_doublings);
             return send_status::ring_full;
         }
         p_.full_streak = 0;
@@ -565,16 +568,19 @@ private:
     }
 
     send_status blocking_push(value_type& item, const deadline_type* deadline) noexcept {
-        p_.paused = 0;
         const scoped_flag waiting{p_.in_wait};
+        std::uint64_t paused_from = pauses(p_.backoff_pauses); // pauses before the last sleep
         for (unsigned spins = 0;;) {
             send_status r = push(item, false);
             if (r != send_status::ring_full && r != send_status::over_limit)
                 return r;
             if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
                 return send_status::timeout;
-            if (r == send_status::ring_full ? p_.paused < pauses_before_sleep
-                                            : spins < over_limit_polls) {
+            const bool keep_polling =
+                r == send_status::ring_full
+                    ? pauses(p_.backoff_pauses) - paused_from < pauses_before_sleep
+                    : spins < over_limit_polls;
+            if (keep_polling) {
                 // push() backed off already after a full ring; a stopped producer polls with a
                 // pause (it reads only its own line and the policy's until woken)
                 if (r == send_status::over_limit) {
@@ -584,7 +590,7 @@ private:
                 continue;
             }
             spins = 0;
-            p_.paused = 0;
+            paused_from = pauses(p_.backoff_pauses);
             if (r == send_status::ring_full) {
                 // Announce the wait, then retry once: the consumer may have freed a slot after
                 // our push failed and before it could see us waiting.
@@ -813,8 +819,8 @@ private:
     // polls again, so it does not pull the ring's index away from the producer on every try.
     void on_empty_poll() noexcept {
         on_empty();
-        c_.paused += back_off(c_.empty_streak, c_.backoff_pauses,
-                              c_.in_wait ? backoff_doublings : try_backoff_doublings);
+        back_off(c_.empty_streak, c_.backoff_pauses,
+                 c_.in_wait ? backoff_doublings : try_backoff_doublings);
     }
 
     // Wake the producer if it is stopped or waiting and what it waits for has happened. After a
@@ -876,8 +882,8 @@ private:
     // the deadline.
     template <class Take>
     bool consumer_wait_for(Take&& take, const deadline_type* deadline) noexcept {
-        c_.paused = 0;
         const scoped_flag waiting{c_.in_wait};
+        std::uint64_t paused_from = pauses(c_.backoff_pauses); // pauses before the last sleep
         for (;;) {
             if (take())
                 return true;
@@ -885,13 +891,13 @@ private:
                 return drain_closed(take);
             if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
                 return false;
-            if (c_.paused < pauses_before_sleep) // the empty poll backed off already
+            if (pauses(c_.backoff_pauses) - paused_from < pauses_before_sleep) // polls back off
                 continue;
             if (!f_.consumer_sleeps) {
                 std::this_thread::yield();
                 continue;
             }
-            c_.paused = 0;
+            paused_from = pauses(c_.backoff_pauses);
             f_.consumer_asleep.store(1, std::memory_order_relaxed);
             // F4. Pairs with F2 in doorbell() and F5 in close(): either our re-check below sees
             // the push (or `closed`), or the producer (or close) sees our flag and wakes us.
@@ -946,7 +952,6 @@ private:
         std::uint64_t units_sent = 0;     // units counted (the channel's 64-bit books)
         std::uint64_t completed_seen = 0; // last reading of c_.units_completed
         std::uint32_t full_streak = 0;    // refusals by a full ring in a row (back_off)
-        unsigned paused = 0;              // pauses since send() began waiting
         std::atomic<std::uint64_t> pushed{0};
         std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
         std::atomic<std::uint64_t> stops{0};
@@ -966,7 +971,6 @@ private:
         bool progress = false; // popped or completed since the last F3
         bool in_wait = false;  // inside receive*() (back_off may double further)
         std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
-        unsigned paused = 0;             // pauses since receive() began waiting
         std::atomic<std::uint64_t> popped{0};
         std::atomic<std::uint64_t> units_completed{0};
         std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
