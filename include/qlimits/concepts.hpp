@@ -66,6 +66,18 @@ concept has_may_post = requires(P& p) {
     { p.may_post() } noexcept -> std::same_as<bool>;
 };
 
+/// The policy has `void on_unqueued(std::uint32_t n) noexcept`: n units reported by on_queued()
+/// did not leave after all (the ring refused the item); take them back, on the producer's
+/// thread. With it an adapter can count an item before the item becomes visible to the
+/// completion side, so every completion is of counted units (channel then never reads the
+/// producer's count to check). Only for policies whose on_queued() is a plain count that
+/// subtracting undoes (fixed_limit, unlimited; not dql, whose on_queued() also records the
+/// object's size for the completion side).
+template <class P>
+concept accepts_unqueue = requires(P& p, std::uint32_t n) {
+    { p.on_unqueued(n) } noexcept -> std::same_as<void>;
+};
+
 namespace detail {
 /// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
 /// policy's clock_type when that has one, so adapters pick the same default clock for the

@@ -25,6 +25,7 @@
 #include "contract_probe.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
 
 namespace {
@@ -344,4 +345,57 @@ TEST_CASE("channel: the producer asks may_post(), the consumer completes known-c
         REQUIRE(ch.try_send(item{i, 150}) == send_status::ok); // 1050 in flight after the 7th
     CHECK(ch.try_send(item{9, 1}) == send_status::over_limit);
     CHECK(ch.stopped());
+}
+
+namespace {
+// A ring that reports the policy's inflight() at each push, and refuses pushes on demand.
+template <class Policy>
+struct probing_ring {
+    using value_type = std::uint64_t;
+    rings::spsc_ring<std::uint64_t, 8> inner;
+    const Policy* policy = nullptr;
+    std::uint32_t inflight_at_push = 0;
+    bool refuse = false;
+    bool try_push(std::uint64_t&& v) noexcept {
+        inflight_at_push = policy->inflight();
+        return !refuse && inner.try_push(std::move(v));
+    }
+    bool try_pop(std::uint64_t& v) noexcept { return inner.try_pop(v); }
+};
+} // namespace
+
+TEST_CASE("channel: an item is counted before its push where the policy can take the count back") {
+    // Issue 8, finding 9: counted after the push, an item can be popped before it is counted,
+    // and a consumer right behind the producer then reads the producer's count for every item.
+    // fixed_limit and unlimited can take a count back (on_unqueued), so the channel counts
+    // first and undoes the count when the ring refuses the item.
+    using fixed = qlimits::fixed_limit<clock_ms>;
+    probing_ring<fixed> ring;
+    qlimits::channel<probing_ring<fixed>, fixed> ch(ring, {.limit = 100});
+    ring.policy = &ch.policy();
+    REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    CHECK(ring.inflight_at_push == 1); // already counted when the consumer could first see it
+    ring.refuse = true;
+    CHECK(ch.try_send(std::uint64_t{2}) == send_status::ring_full);
+    CHECK(ring.inflight_at_push == 2);
+    CHECK(ch.inflight() == 1); // the refused item's count was taken back
+    CHECK(ch.policy().available() == 99);
+    ring.refuse = false;
+    REQUIRE(ch.try_send(std::uint64_t{3}) == send_status::ok);
+    std::uint64_t v = 0;
+    REQUIRE(ch.try_receive(v));
+    REQUIRE(ch.try_receive(v));
+    CHECK(v == 3);
+    CHECK(ch.inflight() == 0);
+
+    // dql's count cannot be taken back (it records the object's size for the completion side):
+    // it is counted after the push, as before.
+    using dql = qlimits::dql<clock_ms>;
+    static_assert(!qlimits::accepts_unqueue<dql>);
+    probing_ring<dql> dring;
+    qlimits::channel<probing_ring<dql>, dql> dch(dring, {});
+    dring.policy = &dch.policy();
+    REQUIRE(dch.try_send(std::uint64_t{1}) == send_status::ok);
+    CHECK(dring.inflight_at_push == 0);
+    CHECK(dch.inflight() == 1);
 }

@@ -122,3 +122,40 @@ TEST_CASE("fixed/unlimited: a known-counted completion books like on_completed, 
     CHECK_FALSE(u.on_completed(1, tp{}));
     CHECK(probe.count() == 2);
 }
+
+TEST_CASE("fixed/unlimited: on_unqueued() takes back what on_queued() counted, across the wrap") {
+    // channel counts an item before it pushes it and takes the count back when the ring
+    // refuses the push (issue 8, finding 9): the undo must leave every observer where it was.
+    static_assert(qlimits::accepts_unqueue<qlimits::fixed_limit<clock_ms>> &&
+                  qlimits::accepts_unqueue<qlimits::unlimited<clock_ms>>);
+    qlimits::fixed_limit<clock_ms> p({.limit = 10}, tp{});
+    // Near the 2^32 wrap of the 32-bit counters: queue and complete 2^32 - 3 units first.
+    for (int i = 0; i < 16; ++i) { // 16 * (2^28 - 1) = 2^32 - 16
+        REQUIRE(p.on_queued(qlimits::fixed_max_object));
+        REQUIRE(p.on_completed(qlimits::fixed_max_object, tp{}));
+    }
+    REQUIRE(p.on_queued(13));
+    REQUIRE(p.on_completed(13, tp{}));
+    CHECK(p.inflight() == 0);
+    CHECK(p.on_queued(7));      // wraps queued past 2^32
+    CHECK(p.on_completed(2, tp{}));
+    p.on_unqueued(3);
+    CHECK(p.inflight() == 2);
+    CHECK(p.available() == 8);
+    CHECK(p.may_post());
+    CHECK(p.on_queued(9)); // 11 in flight: over the limit by one
+    CHECK_FALSE(p.may_post());
+    p.on_unqueued(9);
+    CHECK(p.may_post());
+    CHECK(p.available() == 8);
+    CHECK(p.on_completed(2, tp{}));
+    CHECK(p.inflight() == 0);
+
+    qlimits::unlimited<clock_ms> u({}, tp{});
+    CHECK(u.on_queued(5));
+    u.on_unqueued(5);
+    CHECK(u.inflight() == 0);
+    CHECK(u.on_queued(1));
+    CHECK(u.on_completed(1, tp{}));
+    CHECK(u.inflight() == 0);
+}

@@ -81,13 +81,18 @@
 // (at least one item in it, whose pop will wake the producer) or known to be empty (no item
 // pushed and not popped); otherwise it backs off and retries.
 //
-// Accounting order. The producer pushes first and counts (on_queued) second, so a ring that
-// refuses a push leaves nothing to undo. The consumer may therefore pop an item whose units are
-// not counted yet; it reports only what has been counted and owes the rest to its next call
-// (a receive, or the re-check before it sleeps), so a completion never exceeds what is in
-// flight and the consumer never waits for the producer. (So a consumer that stops calling
-// receive altogether may leave the units of its last item or batch owed; any later call,
-// even one that finds the ring empty, reports them.)
+// Accounting order. A completion must never exceed what is counted in flight. Where the policy
+// can take a count back (on_unqueued(): fixed_limit, unlimited), the producer counts an item
+// (on_queued) before it pushes it and takes the count back if the ring refuses the push; every
+// item the consumer pops is then counted, and it reports all it took at once, without reading
+// the producer's count (inflight() may include, for an instant, an item whose push then fails).
+// Otherwise (dql, software_limit: their on_queued() cannot be undone exactly) the producer
+// pushes first and counts second, so a refused push leaves nothing to undo. The consumer may
+// then pop an item whose units are not counted yet; it reports only what has been counted and
+// owes the rest to its next call (a receive, or the re-check before it sleeps), so the
+// consumer never waits for the producer. (So a consumer that stops calling receive
+// altogether may leave the units of its last item or batch owed; any later call, even one
+// that finds the ring empty, reports them.)
 //
 // The books. Policies count in 32 bits and compare within 2^31 (a signed available()). The
 // channel keeps its own 64-bit count of units sent and completed and never lets more than
@@ -490,6 +495,10 @@ private:
     // wake-up lost in that window, not a promise of latency.
     static constexpr std::chrono::milliseconds unconfirmed_sleep{1};
 
+    // The producer counts an item before pushing it, and takes the count back if the ring
+    // refuses it (policies with on_unqueued(); see "Accounting order").
+    static constexpr bool counts_first = accepts_unqueue<Policy>;
+
     static std::uint32_t initial_barrier(consumer_wait wait, doorbell_barrier b) noexcept {
         if (QLIMITS_FORCE_SYMMETRIC_BARRIER || wait == consumer_wait::spin ||
             b == doorbell_barrier::fences || !detail::asymmetric_barrier::available())
@@ -544,7 +553,13 @@ private:
             flush_pending();
             return send_status::over_limit;
         }
+        // Counted before the consumer can see the item where the policy can take the count
+        // back (see "Accounting order").
+        if constexpr (counts_first)
+            (void)policy_.on_queued(units); // cannot refuse: units <= max_object
         if (!traits::try_push(*f_.ring, std::move(item))) [[unlikely]] {
+            if constexpr (counts_first)
+                policy_.on_unqueued(units);
             bump(p_.full);
             flush_pending();
             // A caller that retries at once would re-read the consumer's lines in a tight loop
@@ -555,7 +570,8 @@ private:
         }
         p_.full_streak = 0;
         p_.pushed.store(++p_.pushed_local, std::memory_order_relaxed);
-        (void)policy_.on_queued(units); // cannot refuse: units <= max_object
+        if constexpr (!counts_first)
+            (void)policy_.on_queued(units); // cannot refuse: units <= max_object
         p_.units_sent += units;
         if (!f_.consumer_sleeps) // a spinning consumer needs no doorbell
             return send_status::ok;
@@ -767,7 +783,8 @@ private:
         std::uint64_t units = c_.owed;
         if (units == 0)
             return false;
-        if (c_.credit < units) [[unlikely]] {
+        // Counted before they were pushed: everything taken is counted.
+        if (!counts_first && c_.credit < units) [[unlikely]] {
             // Read the policy's count (the producer's line) only when the credit left from the
             // last reading does not cover what is owed. The channel's books keep inflight below
             // 2^31, so the 32-bit count is exact; what it shows was counted (counts only grow).
@@ -782,15 +799,16 @@ private:
             now = read_clock::now();
         bool ok;
         if constexpr (accepts_known_counted<Policy>) {
-            // The credit proves the units counted: the policy need not read the producer's line
-            // again to check them (one line transfer less per reading).
+            // The credit (or counting first) proves the units counted: the policy need not read
+            // the producer's line again to check them (one line transfer less per reading).
             ok = policy_.on_completed(static_cast<std::uint32_t>(units), now, known_counted);
         } else {
             ok = policy_.on_completed(static_cast<std::uint32_t>(units), now);
         }
         if (!ok) [[unlikely]]
             return false;
-        c_.credit -= units;
+        if constexpr (!counts_first)
+            c_.credit -= units;
         c_.owed -= units;
         c_.completed_local += units;
         c_.units_completed.store(c_.completed_local, std::memory_order_relaxed);

@@ -86,7 +86,13 @@ struct baseline_counters {
                              std::memory_order_relaxed);
             return false;
         }
-        p.queued.store(p.queued.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+        const std::uint32_t q = p.queued.load(std::memory_order_relaxed) + n;
+        p.queued.store(q, std::memory_order_relaxed);
+        // Keep completed_seen within 2^31 of queued, so the 32-bit room may_post() computes
+        // from it cannot wrap, even for a caller that posts without asking may_post() (the
+        // adapters ask it before every post, which refreshes it far sooner).
+        if (q - p.completed_seen > 0x8000'0000U) [[unlikely]]
+            p.completed_seen = c.completed.load(std::memory_order_relaxed);
         return true;
     }
     bool complete(std::uint32_t n, const char* where) noexcept {
@@ -100,6 +106,10 @@ struct baseline_counters {
         }
         c.completed.store(done + n, std::memory_order_relaxed);
         return true;
+    }
+    // n units counted by queue() never left (on_unqueued): only the producer writes queued.
+    void unqueue(std::uint32_t n) noexcept {
+        p.queued.store(p.queued.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
     }
     // The caller knows the n units were counted (known_counted_t): no read of the producer's
     // line. queued_seen stays a lower bound of queued (what is completed was queued).
@@ -161,6 +171,9 @@ public:
     /// Report n units posted. Refused (false, only the rejection counted) when n > max_object.
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
+    /// Take back n units of an on_queued() whose item never left (producer side; n at most
+    /// what was queued and not completed, as the adapters call it).
+    void on_unqueued(std::uint32_t n) noexcept { n_.unqueue(n); }
 
     /// limit + completed - queued as signed 32-bit; < 0: stop.
     [[nodiscard]] std::int64_t available() const noexcept {
@@ -224,6 +237,8 @@ public:
 
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
+    /// Take back n units of an on_queued() whose item never left (producer side).
+    void on_unqueued(std::uint32_t n) noexcept { n_.unqueue(n); }
     /// Always INT32_MAX: the largest value a 32-bit policy can report.
     [[nodiscard]] std::int64_t available() const noexcept {
         return std::numeric_limits<std::int32_t>::max();
@@ -258,6 +273,7 @@ static_assert(limit_policy<unlimited<>>);
 static_assert(limit_policy<unlimited<steady_clock_source>>);
 static_assert(accepts_known_counted<fixed_limit<>> && accepts_known_counted<unlimited<>>);
 static_assert(has_may_post<fixed_limit<>>);
+static_assert(accepts_unqueue<fixed_limit<>> && accepts_unqueue<unlimited<>>);
 
 } // namespace v0
 } // namespace qlimits
