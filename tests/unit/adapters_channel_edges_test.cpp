@@ -271,17 +271,18 @@ TEST_CASE("channel: two consumers at once are reported, naming the method") {
     CHECK(std::string(probe.last().where) == "channel::try_receive");
 }
 
-TEST_CASE("channel: a refused try_send and an empty try_receive back off, doubling to 16 pauses") {
+TEST_CASE("channel: a refused try_send and an empty try_receive back off: 32, then 4 doubling to 16") {
     // Issue 8, finding 9: a producer retrying on a full ring (and a consumer polling an empty
-    // one) pulled the other side's cache lines across on every try. Each consecutive failure
-    // now pauses 4, 8, then 16 times (the try_ calls stop doubling there: their caller may have
-    // other rings to serve); a success starts the count again.
+    // one) pulled the other side's cache lines across on every try. The first failure after a
+    // success now pauses 32 times (the side caught up; a batch builds up), the ones after it
+    // 4, 8, then 16 (the try_ calls stop doubling there: their caller may have other rings to
+    // serve); a success starts the count again.
     using small_ring = rings::spsc_ring<std::uint64_t, 2>;
     small_ring ring;
     qlimits::channel<small_ring, qlimits::unlimited<clock_ms>> ch(ring, {},
                                                                    qlimits::consumer_wait::spin);
     std::uint64_t v = 0;
-    const std::uint64_t expect[] = {4, 12, 28, 44, 60}; // running totals
+    const std::uint64_t expect[] = {32, 36, 44, 60, 76}; // running totals
     for (const std::uint64_t total : expect) {
         CHECK_FALSE(ch.try_receive(v));
         CHECK(ch.stats().consumer_backoff_pauses == total);
@@ -292,15 +293,15 @@ TEST_CASE("channel: a refused try_send and an empty try_receive back off, doubli
         CHECK(ch.try_send(std::uint64_t{3}) == send_status::ring_full);
         CHECK(ch.stats().producer_backoff_pauses == total);
     }
-    // A pop resets the consumer's streak, a push the producer's: the next failures pause 4.
+    // A pop resets the consumer's streak, a push the producer's: the next failures pause 32.
     REQUIRE(ch.try_receive(v));
     REQUIRE(ch.try_send(std::uint64_t{3}) == send_status::ok);
     CHECK(ch.try_send(std::uint64_t{4}) == send_status::ring_full);
-    CHECK(ch.stats().producer_backoff_pauses == 64);
+    CHECK(ch.stats().producer_backoff_pauses == 108);
     REQUIRE(ch.try_receive(v));
     REQUIRE(ch.try_receive(v));
     CHECK_FALSE(ch.try_receive(v));
-    CHECK(ch.stats().consumer_backoff_pauses == 64);
+    CHECK(ch.stats().consumer_backoff_pauses == 108);
     CHECK(ch.stats().ring_full == 6);
     // receive() backs off between its polls too (doubling on to 128 inside a wait).
     const std::uint64_t before = ch.stats().consumer_backoff_pauses;

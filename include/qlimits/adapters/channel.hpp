@@ -46,12 +46,13 @@
 // about 5 us of spaced polls, so its cost is paid only where a sleep is likely to follow.
 //
 // Back-off. A side that fails retries spaced: a send refused by a full ring, and a poll of an
-// empty ring, pause before returning, 4 pauses after the first failure in a row, doubling to
-// 16 in try_send()/try_receive*() and to 128 inside send()/receive*()
+// empty ring, pause before returning: 32 pauses after the first failure in a row (the side has
+// caught up with the other; a batch builds up meanwhile), then 4, doubling to 16 in
+// try_send()/try_receive*() and to 128 inside send()/receive*()
 // (stats().producer_backoff_pauses / consumer_backoff_pauses count them). Retried at once, each
-// failure would pull the other side's cache lines (the ring's index, the policy's counters)
-// across while that side is writing them. The waits of send() and receive() spend about 256
-// pauses this way before they sleep.
+// failure would pull the other side's cache lines (the ring's index and slots) across while
+// that side is writing them. The waits of send() and receive() spend about 256 pauses this
+// way before they sleep.
 //
 // The policy's cheaper forms. Where the policy has them (fixed_limit, unlimited), the producer
 // asks may_post() instead of available() >= 0 (fixed_limit's reads the consumer's line only
@@ -469,16 +470,21 @@ private:
     static constexpr std::uint32_t symmetric = 2;
     static constexpr std::uint32_t fell_back = 4; // flag: symmetric because membarrier failed
 
-    // Back-off after a refusal by a full ring (producer) or an empty poll (consumer): pauses
-    // that double with each consecutive failure, from 4 to 128 (about 80 ns to 2.5 us at the
-    // 20 ns a `pause` took on the development VM's AMD EPYC; other x86 cores take from a few
-    // to about 40 ns). A side that retried at once would pull the other side's cache lines
-    // (the ring's index, the policy's counters) across on every try and slow the very side it
-    // waits for; spaced retries let the other side work on lines it owns and hand over room or
-    // items in bigger pieces. The doubling and the caps are design choices; what they changed
-    // is measured in docs/benchmarks.md ("The 1.25x bar on a quiet machine").
-    // try_send()/try_receive*() double only twice (at most 16 pauses, about 0.3 us): their
-    // caller may have other rings to serve and decides itself how long to wait.
+    // Back-off after a refusal by a full ring (producer) or an empty poll (consumer). A side
+    // that retried at once would pull the other side's cache lines (the ring's index and
+    // slots) across on every try and slow the very side it waits for.
+    // - The first failure after a success pauses slip_pauses (32, about 0.6 us at the 20 ns a
+    //   `pause` took on the development VM's AMD EPYC; other x86 cores take from a few to about
+    //   40 ns): the side has caught up with the other, and waiting lets a batch of items (or of
+    //   free slots) build up, so that the two sides stop taking the ring's lines from each
+    //   other item by item (FastForward's "temporal slipping", docs/references.md [FF]).
+    // - Failures after that are polls of an idle ring: 4 pauses, doubling with each one to 128
+    //   (about 80 ns to 2.5 us); try_send()/try_receive*() double only twice (at most 16
+    //   pauses, about 0.3 us): their caller may have other rings to serve and decides itself
+    //   how long to wait.
+    // The numbers are design choices; what they changed is measured in docs/benchmarks.md
+    // ("The 1.25x bar on a quiet machine").
+    static constexpr unsigned slip_pauses = 32;
     static constexpr unsigned backoff_first_pauses = 4;
     static constexpr std::uint32_t backoff_doublings = 5;
     static constexpr std::uint32_t try_backoff_doublings = 2;
@@ -521,14 +527,15 @@ private:
         scoped_flag& operator=(const scoped_flag&) = delete;
     };
 
-    // Pause for the back-off of the `streak`-th consecutive failure, counting the pauses in
-    // `total` (stats(), and the waits' budget before they sleep).
+    // Pause for the back-off of the consecutive failure after `streak` others, counting the
+    // pauses in `total` (stats(), and the waits' budget before they sleep).
     static void back_off(std::uint32_t& streak, std::atomic<std::uint64_t>& total,
                          std::uint32_t doublings) noexcept {
-        const unsigned pauses = backoff_first_pauses << std::min(streak, doublings);
+        const unsigned pauses =
+            streak == 0 ? slip_pauses : backoff_first_pauses << std::min(streak - 1, doublings);
         for (unsigned k = 0; k < pauses; ++k)
             detail::cpu_relax();
-        if (streak < doublings)
+        if (streak <= doublings)
             ++streak;
         total.store(total.load(std::memory_order_relaxed) + pauses, std::memory_order_relaxed);
     }
