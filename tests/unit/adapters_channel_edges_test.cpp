@@ -271,18 +271,18 @@ TEST_CASE("channel: two consumers at once are reported, naming the method") {
     CHECK(std::string(probe.last().where) == "channel::try_receive");
 }
 
-TEST_CASE("channel: a refused try_send and an empty try_receive back off: 32, then 4 doubling to 16") {
+TEST_CASE("channel: a refused try_send and an empty try_receive back off, doubling to 16 pauses") {
     // Issue 8, finding 9: a producer retrying on a full ring (and a consumer polling an empty
-    // one) pulled the other side's cache lines across on every try. The first failure after a
-    // success now pauses 32 times (the side caught up; a batch builds up), the ones after it
-    // 4, 8, then 16 (the try_ calls stop doubling there: their caller may have other rings to
-    // serve); a success starts the count again.
+    // one) pulled the other side's cache lines across on every try. Each consecutive failure
+    // now pauses 4, 8, then 16 times (the try_ calls stop doubling there: their caller may have
+    // other rings to serve); a success starts the count again. (Runs of one or two successes
+    // here: no slip, see the next test.)
     using small_ring = rings::spsc_ring<std::uint64_t, 2>;
     small_ring ring;
     qlimits::channel<small_ring, qlimits::unlimited<clock_ms>> ch(ring, {},
                                                                    qlimits::consumer_wait::spin);
     std::uint64_t v = 0;
-    const std::uint64_t expect[] = {32, 36, 44, 60, 76}; // running totals
+    const std::uint64_t expect[] = {4, 12, 28, 44, 60}; // running totals
     for (const std::uint64_t total : expect) {
         CHECK_FALSE(ch.try_receive(v));
         CHECK(ch.stats().consumer_backoff_pauses == total);
@@ -293,20 +293,54 @@ TEST_CASE("channel: a refused try_send and an empty try_receive back off: 32, th
         CHECK(ch.try_send(std::uint64_t{3}) == send_status::ring_full);
         CHECK(ch.stats().producer_backoff_pauses == total);
     }
-    // A pop resets the consumer's streak, a push the producer's: the next failures pause 32.
+    // A pop resets the consumer's streak, a push the producer's: the next failures pause 4.
     REQUIRE(ch.try_receive(v));
     REQUIRE(ch.try_send(std::uint64_t{3}) == send_status::ok);
     CHECK(ch.try_send(std::uint64_t{4}) == send_status::ring_full);
-    CHECK(ch.stats().producer_backoff_pauses == 108);
+    CHECK(ch.stats().producer_backoff_pauses == 64);
     REQUIRE(ch.try_receive(v));
     REQUIRE(ch.try_receive(v));
     CHECK_FALSE(ch.try_receive(v));
-    CHECK(ch.stats().consumer_backoff_pauses == 108);
+    CHECK(ch.stats().consumer_backoff_pauses == 64);
     CHECK(ch.stats().ring_full == 6);
     // receive() backs off between its polls too (doubling on to 128 inside a wait).
     const std::uint64_t before = ch.stats().consumer_backoff_pauses;
     CHECK_FALSE(ch.receive(v, std::chrono::steady_clock::now() + 20ms));
     CHECK(ch.stats().consumer_backoff_pauses - before >= 4 + 8 + 16 + 32 + 64 + 128);
+}
+
+TEST_CASE("channel: a failure that ends a run of 32 successes pauses 32 more (the slip)") {
+    // A side that caught up with a streaming other side waits for a batch to build up instead
+    // of taking the ring's lines item by item; after a short run it does not (the pause would
+    // only add latency to a request/response or a small limit).
+    using ring64 = rings::spsc_ring<std::uint64_t, 64>;
+    ring64 ring;
+    qlimits::channel<ring64, qlimits::unlimited<clock_ms>> ch(ring, {},
+                                                               qlimits::consumer_wait::spin);
+    for (std::uint64_t i = 0; i < 64; ++i)
+        REQUIRE(ch.try_send(std::uint64_t{i}) == send_status::ok);
+    CHECK(ch.try_send(std::uint64_t{64}) == send_status::ring_full); // after 64 pushes: 4 + 32
+    CHECK(ch.stats().producer_backoff_pauses == 36);
+    CHECK(ch.try_send(std::uint64_t{64}) == send_status::ring_full); // in a row: 8, no slip
+    CHECK(ch.stats().producer_backoff_pauses == 44);
+    std::uint64_t v = 0;
+    for (int i = 0; i < 31; ++i)
+        REQUIRE(ch.try_receive(v));
+    REQUIRE(ch.try_send(std::uint64_t{64}) == send_status::ok);
+    for (std::uint64_t i = 0; i < 30; ++i)
+        REQUIRE(ch.try_send(std::uint64_t{65 + i}) == send_status::ok);
+    CHECK(ch.try_send(std::uint64_t{99}) == send_status::ring_full); // a run of 31: 4
+    CHECK(ch.stats().producer_backoff_pauses == 48);
+    for (int i = 0; i < 64; ++i)
+        REQUIRE(ch.try_receive(v)); // 31 + 64 taken in a row
+    CHECK_FALSE(ch.try_receive(v)); // 4 + 32
+    CHECK(ch.stats().consumer_backoff_pauses == 36);
+    CHECK_FALSE(ch.try_receive(v)); // 8
+    CHECK(ch.stats().consumer_backoff_pauses == 44);
+    REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    REQUIRE(ch.try_receive(v));
+    CHECK_FALSE(ch.try_receive(v)); // a run of 1: 4
+    CHECK(ch.stats().consumer_backoff_pauses == 48);
 }
 
 namespace {

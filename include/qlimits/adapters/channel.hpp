@@ -46,10 +46,11 @@
 // about 5 us of spaced polls, so its cost is paid only where a sleep is likely to follow.
 //
 // Back-off. A side that fails retries spaced: a send refused by a full ring, and a poll of an
-// empty ring, pause before returning: 32 pauses after the first failure in a row (the side has
-// caught up with the other; a batch builds up meanwhile), then 4, doubling to 16 in
-// try_send()/try_receive*() and to 128 inside send()/receive*()
-// (stats().producer_backoff_pauses / consumer_backoff_pauses count them). Retried at once, each
+// empty ring, pause before returning (stats().producer_backoff_pauses / consumer_backoff_pauses
+// count the pauses): 4 pauses after the first failure in a row, doubling to 16 in
+// try_send()/try_receive*() and to 128 inside send()/receive*(), and 32 more when the failure
+// ends a run of at least 32 successes (the side has caught up with a streaming other side; a
+// batch builds up while it waits). Retried at once, each
 // failure would pull the other side's cache lines (the ring's index and slots) across while
 // that side is writing them. The waits of send() and receive() spend about 256 pauses this
 // way before they sleep.
@@ -473,18 +474,21 @@ private:
     // Back-off after a refusal by a full ring (producer) or an empty poll (consumer). A side
     // that retried at once would pull the other side's cache lines (the ring's index and
     // slots) across on every try and slow the very side it waits for.
-    // - The first failure after a success pauses slip_pauses (32, about 0.6 us at the 20 ns a
-    //   `pause` took on the development VM's AMD EPYC; other x86 cores take from a few to about
-    //   40 ns): the side has caught up with the other, and waiting lets a batch of items (or of
-    //   free slots) build up, so that the two sides stop taking the ring's lines from each
-    //   other item by item (FastForward's "temporal slipping", docs/references.md [FF]).
-    // - Failures after that are polls of an idle ring: 4 pauses, doubling with each one to 128
-    //   (about 80 ns to 2.5 us); try_send()/try_receive*() double only twice (at most 16
-    //   pauses, about 0.3 us): their caller may have other rings to serve and decides itself
-    //   how long to wait.
+    // - Failures in a row pause 4 times, doubling with each one to 128 (about 80 ns to 2.5 us
+    //   at the 20 ns a `pause` took on the development VM's AMD EPYC; other x86 cores take from
+    //   a few to about 40 ns); try_send()/try_receive*() double only twice (at most 16 pauses,
+    //   about 0.3 us): their caller may have other rings to serve and decides itself how long
+    //   to wait.
+    // - The slip: a first failure that ends a run of at least slip_min_run (32) successes
+    //   pauses slip_pauses (32, about 0.6 us) more. The other side was streaming and this side
+    //   has caught up with it; waiting lets a batch of items (or of free slots) build up, so the
+    //   two sides stop taking the ring's lines from each other item by item (FastForward's
+    //   "temporal slipping", docs/references.md [FF]). After a short run (a request/response,
+    //   a limit of a few items) a batch cannot build up and the pause would only add latency.
     // The numbers are design choices; what they changed is measured in docs/benchmarks.md
-    // ("The 1.25x bar on a quiet machine").
+    // ("Counting first and the slip").
     static constexpr unsigned slip_pauses = 32;
+    static constexpr std::uint32_t slip_min_run = 32;
     static constexpr unsigned backoff_first_pauses = 4;
     static constexpr std::uint32_t backoff_doublings = 5;
     static constexpr std::uint32_t try_backoff_doublings = 2;
@@ -527,15 +531,18 @@ private:
         scoped_flag& operator=(const scoped_flag&) = delete;
     };
 
-    // Pause for the back-off of the consecutive failure after `streak` others, counting the
-    // pauses in `total` (stats(), and the waits' budget before they sleep).
-    static void back_off(std::uint32_t& streak, std::atomic<std::uint64_t>& total,
-                         std::uint32_t doublings) noexcept {
-        const unsigned pauses =
-            streak == 0 ? slip_pauses : backoff_first_pauses << std::min(streak - 1, doublings);
+    // Pause for the back-off of a failure after `streak` others in a row, which ends a run of
+    // `run` successes (capped at slip_min_run); counts the pauses in `total` (stats(), and the
+    // waits' budget before they sleep).
+    static void back_off(std::uint32_t& streak, std::uint32_t& run,
+                         std::atomic<std::uint64_t>& total, std::uint32_t doublings) noexcept {
+        unsigned pauses = backoff_first_pauses << std::min(streak, doublings);
+        if (streak == 0 && run >= slip_min_run)
+            pauses += slip_pauses;
+        run = 0;
         for (unsigned k = 0; k < pauses; ++k)
             detail::cpu_relax();
-        if (streak <= doublings)
+        if (streak < doublings)
             ++streak;
         total.store(total.load(std::memory_order_relaxed) + pauses, std::memory_order_relaxed);
     }
@@ -571,11 +578,12 @@ private:
             flush_pending();
             // A caller that retries at once would re-read the consumer's lines in a tight loop
             // and slow the consumer down: space the retries (see backoff_first_pauses).
-            back_off(p_.full_streak, p_.backoff_pauses,
+            back_off(p_.full_streak, p_.run, p_.backoff_pauses,
                      p_.in_wait ? backoff_doublings : try_backoff_doublings);
             return send_status::ring_full;
         }
         p_.full_streak = 0;
+        p_.run += p_.run < slip_min_run ? 1U : 0U;
         p_.pushed.store(++p_.pushed_local, std::memory_order_relaxed);
         if constexpr (!counts_first)
             (void)policy_.on_queued(units); // cannot refuse: units <= max_object
@@ -732,6 +740,7 @@ private:
 
     void count_pops(std::size_t n) noexcept {
         c_.empty_streak = 0;
+        c_.run = static_cast<std::uint32_t>(std::min<std::size_t>(c_.run + n, slip_min_run));
         c_.popped_local += n;
         c_.popped.store(c_.popped_local, std::memory_order_relaxed);
         c_.progress = true;
@@ -844,7 +853,7 @@ private:
     // polls again, so it does not pull the ring's index away from the producer on every try.
     void on_empty_poll() noexcept {
         on_empty();
-        back_off(c_.empty_streak, c_.backoff_pauses,
+        back_off(c_.empty_streak, c_.run, c_.backoff_pauses,
                  c_.in_wait ? backoff_doublings : try_backoff_doublings);
     }
 
@@ -977,6 +986,7 @@ private:
         std::uint64_t units_sent = 0;     // units counted (the channel's 64-bit books)
         std::uint64_t completed_seen = 0; // last reading of c_.units_completed
         std::uint32_t full_streak = 0;    // refusals by a full ring in a row (back_off)
+        std::uint32_t run = 0;            // pushes since the last refusal (the slip)
         std::atomic<std::uint64_t> pushed{0};
         std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
         std::atomic<std::uint64_t> stops{0};
@@ -996,6 +1006,7 @@ private:
         bool progress = false; // popped or completed since the last F3
         bool in_wait = false;  // inside receive*() (back_off may double further)
         std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
+        std::uint32_t run = 0;          // items taken since the last empty poll (the slip)
         std::atomic<std::uint64_t> popped{0};
         std::atomic<std::uint64_t> units_completed{0};
         std::atomic<std::uint32_t> busy{0}; // QLIMITS_CHECK_SPSC
