@@ -50,10 +50,9 @@
 // count the pauses): 4 pauses after the first failure in a row, doubling to 16 in
 // try_send()/try_receive*() and to 128 inside send()/receive*(), and 32 more when the failure
 // ends a run of at least 32 successes (the side has caught up with a streaming other side; a
-// batch builds up while it waits). Retried at once, each
-// failure would pull the other side's cache lines (the ring's index and slots) across while
-// that side is writing them. The waits of send() and receive() spend about 256 pauses this
-// way before they sleep.
+// batch builds up while it waits). Retried at once, each failure would pull the other side's
+// cache lines (the ring's index and slots) across while that side is writing them. The waits
+// of send() and receive() spend about 256 pauses this way before they sleep.
 //
 // The policy's cheaper forms. Where the policy has them (fixed_limit, unlimited), the producer
 // asks may_post() instead of available() >= 0 (fixed_limit's reads the consumer's line only
