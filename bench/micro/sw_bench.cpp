@@ -1,12 +1,15 @@
 // Micro-benchmarks of software_limit's hot paths, beside dql's (dql_bench.cpp) in the same
 // binary, so one run with --benchmark_enable_random_interleaving=true compares them.
 //  - bm_sw_enqueue_avail/B: per item, on_queued + available(), one on_completed(B) every B
-//    items (as bm_dql_enqueue_avail). Items/s is per item.
+//    items (as bm_dql_enqueue_avail; B = 1024: the producer side alone). Items/s is per item.
 //  - bm_sw_completion / bm_dql_completion_per_item / bm_sw_completion_per_item: on_completed
 //    of 64 units on a busy ring, and of 1 unit per call (the software-ring case), the time
 //    moving 10 ns per call (as a nanosecond clock would).
 //  - bm_channel_1thread_sw_per_item: channel with this policy, one thread playing both sides
 //    (compare bm_channel_1thread_raw_ring / _unlimited / _dql in channel_bench.cpp).
+//  - bm_clock_read/steady, /coarse: what channel pays per clock read for this policy's `now`
+//    (steady_clock_source, once per per-item completion) and for a millisecond-tick policy's
+//    (CLOCK_MONOTONIC_COARSE via detail/coarse_clock.hpp), to split the channel row.
 // Run in a Release build: build/bench/qlimits-bench --benchmark_filter='sw|dql|1thread'
 #include <benchmark/benchmark.h>
 
@@ -16,6 +19,7 @@
 
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
+#include "qlimits/detail/coarse_clock.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/software_limit.hpp"
 
@@ -40,7 +44,7 @@ void bm_sw_enqueue_avail(benchmark::State& st) {
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * batch);
     st.counters["limit"] = q.limit();
 }
-BENCHMARK(bm_sw_enqueue_avail)->Arg(1)->Arg(16)->Arg(64);
+BENCHMARK(bm_sw_enqueue_avail)->Arg(1)->Arg(16)->Arg(64)->Arg(1024);
 
 template <class P>
 void completion(benchmark::State& st, std::uint32_t per_call) {
@@ -86,4 +90,11 @@ void bm_channel_1thread_sw_per_item(benchmark::State& st) {
     st.counters["limit"] = ch->limit();
 }
 BENCHMARK(bm_channel_1thread_sw_per_item);
+
+template <class Clock>
+void bm_clock_read(benchmark::State& st) {
+    for (auto _ : st) benchmark::DoNotOptimize(qlimits::detail::adapter_clock<Clock>::now());
+}
+BENCHMARK_TEMPLATE(bm_clock_read, qlimits::steady_clock_source)->Name("bm_clock_read/steady");
+BENCHMARK_TEMPLATE(bm_clock_read, qlimits::jiffy_clock)->Name("bm_clock_read/coarse");
 } // namespace

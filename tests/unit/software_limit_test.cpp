@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 
 #include "contract_probe.hpp"
@@ -256,4 +257,95 @@ TEST_CASE("software_limit: a long wake-up's lead counts only the units that comp
     const auto o = test::drive(p, w);
     CHECK(p.stats().lead <= w.ring);
     CHECK(o.limit_max <= w.ring);
+}
+
+namespace {
+// After a completion, a producer still held back (available() < 0) must have more in flight
+// than limit + 1 - step: the completion that brings it there gives room. The fast path skips
+// the slow one only until then, or until an input of the limit changes. One completion late is
+// allowed: the completion side reads the producer's count once per step, not per item, so a
+// producer that went over the limit since that reading is seen at the next step (by then the
+// limit may have grown by one since the room was given; the next completion gives room).
+struct room_on_time {
+    std::uint64_t completions = 0, held = 0, late = 0, late_twice = 0;
+    bool was_late = false;
+    void operator()(const sw& q, std::uint64_t) {
+        ++completions;
+        const bool last_late = was_late;
+        was_late = false;
+        if (q.available() >= 0) return;
+        ++held;
+        const auto s = q.stats();
+        if (std::int64_t{q.inflight()} > std::int64_t{s.limit} + 1 - std::int64_t{s.step}) return;
+        ++late;
+        was_late = true;
+        if (last_late) ++late_twice;
+    }
+};
+} // namespace
+
+TEST_CASE("software_limit: a held producer gets room at the completion that makes it due") {
+    for (const auto mode : {test::report::per_item, test::report::per_poll,
+                            test::report::coalesced}) {
+        for (const std::uint64_t consumer_ns : {50U, 450U, 5'000U}) {
+            CAPTURE(static_cast<int>(mode));
+            CAPTURE(consumer_ns);
+            test::workload w;
+            w.mode = mode;
+            w.producer_ns = 30;
+            w.consumer_ns = consumer_ns;
+            w.duration_ns = 10'000'000;
+            sw p({}, at(0));
+            room_on_time check;
+            (void)test::drive(p, w, std::ref(check));
+            if (mode == test::report::per_item) CHECK(check.held > 100); // the case at stake
+            CHECK(check.late_twice == 0);
+            CHECK(check.late * 1000 <= check.held);
+        }
+    }
+}
+
+TEST_CASE("software_limit: a producer far over the limit gets room exactly when it is due") {
+    // A caller that posts without asking available() (1000 units over a limit of 8), then one
+    // completion per 10 ns: the slow path is skipped until the completions reach the due
+    // count (limit + 1 - step in flight), and room comes at that very completion.
+    sw p({}, at(0));
+    for (int i = 0; i < 1000; ++i) REQUIRE(p.on_queued(1));
+    room_on_time check;
+    std::uint64_t now = 0, first_room = 0;
+    for (std::uint64_t i = 1; i <= 1000 && first_room == 0; ++i) {
+        now += 10;
+        REQUIRE(p.on_completed(1, at(now)));
+        check(p, now);
+        if (p.available() >= 0) first_room = i;
+    }
+    CHECK(check.late == 0);
+    const auto s = p.stats();
+    CHECK(first_room == 1000 - (std::uint64_t{s.limit} + 1 - s.step));
+    CHECK(p.inflight() == s.limit + 1 - s.step);
+}
+
+TEST_CASE("software_limit: a batch taken at once and reported item by item makes room as one") {
+    // A consumer takes up to 64 at once and works them off (450 ns each) behind a producer at
+    // 10 ns per item. Reported item by item (all at the take's time) the batch grows with each
+    // report; the limit must follow at once (a new largest batch makes the completion look
+    // again), not at the count at which room was due under the old limit. It then lands near
+    // the limit the same takes give when reported at once.
+    test::workload w;
+    w.take_all = true;
+    w.producer_ns = 10;
+    w.consumer_ns = 450;
+    w.duration_ns = 10'000'000;
+    const auto limit_mean = [&](test::report mode) {
+        test::workload v = w;
+        v.mode = mode;
+        sw p({}, at(0));
+        return test::drive(p, v).limit_mean;
+    };
+    const double item = limit_mean(test::report::per_item);
+    const double batch = limit_mean(test::report::per_poll);
+    CAPTURE(item);
+    CAPTURE(batch);
+    CHECK(item >= 0.85 * batch);
+    CHECK(item <= 1.15 * batch);
 }

@@ -39,10 +39,12 @@
 // completion path. Each side must be serialised on its own; the two may run concurrently.
 // stats() may be called from any thread (each field read atomically; not one snapshot).
 // Per completion the policy touches only its completion line, and reads the producer's line
-// when the completions catch up with the last reading of it, once per step, and while it waits
-// for a woken producer's next post.
+// when the completions catch up with the last reading of it, once per step (for a producer held
+// back: at the count where its room is due), when an input of the limit changed, and while it
+// waits for a woken producer's next post.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -95,9 +97,10 @@ struct software_limit_config {
     /// share of one item's consumer time.
     std::chrono::nanoseconds line_transfer_cost = std::chrono::nanoseconds{100};
     /// Overheads (producer wake-ups, cache-line bouncing) may cost at most this share of the
-    /// consumer's work, in percent: 3. A design choice: where the consumer is the bottleneck
-    /// and pays for the wake-ups it makes, this share is lost throughput, and 3 % is the loss a
-    /// throughput measurement on a shared machine cannot tell from noise.
+    /// consumer's work, in percent: 10. A design choice: where the consumer is the bottleneck
+    /// and pays for the wake-ups it makes, this share is lost throughput at most (wake-ups that
+    /// cost less than wake_cost lose less). 3 was tried: steps then grow past what a 100 us
+    /// sojourn budget allows on the lab's veth cases (docs/software_limit.md, "The cost model").
     std::uint32_t overhead_share_pct = 10;
     /// Estimation window: 1 ms. Lead samples live for one to two windows, the stop frequency is
     /// measured over one. One Linux jiffy at HZ=1000, the shortest interval at which classic DQL
@@ -151,7 +154,8 @@ public:
         c_.min_limit = use.min_limit;
         c_.max_limit = use.max_limit;
         c_.cache_floor = use.cache_floor;
-        c_.budget = ticks_of_ns(use.sojourn_budget, 1);
+        // At most 2^62 ticks (146 years in nanoseconds): time + budget stays below 2^64.
+        c_.budget = std::min(ticks_of_ns(use.sojourn_budget, 1), std::uint64_t{1} << 62);
         c_.wake_cost = ticks_of_ns(use.wake_cost, 0);
         c_.line_cost = ticks_of_ns(use.line_transfer_cost, 0);
         c_.share = static_cast<double>(use.overhead_share_pct) / 100.0;
@@ -203,24 +207,35 @@ public:
         // Completions at the same time are one batch (a consumer that took them at once, or a
         // caller that read the clock once for them): track the largest batch this window.
         const std::uint64_t t = ticks_of(now);
+        // Set when an input of the limit changed here: the slow path recomputes it at once.
+        bool changed = false;
         c_.batch_run = t == c_.batch_time ? c_.batch_run + n : n;
         c_.batch_time = t;
-        if (c_.batch_run > c_.batch_cur) c_.batch_cur = c_.batch_run;
+        if (c_.batch_run > c_.batch_cur) [[unlikely]] {
+            c_.batch_cur = c_.batch_run;
+            c_.inputs_changed = changed = true;
+        }
         if (t == c_.resolve_time) [[unlikely]] {
             const std::uint32_t u =
                 c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
             if (u > c_.lead_units_cur) c_.lead_units_cur = u;
+            c_.inputs_changed = changed = true;
         }
         if (c_.probe.armed()) {
-            if (c_.probe.on_completed(done, t))
+            if (c_.probe.on_completed(done, t)) {
                 on_sample(done);
-            else if (!c_.probe_cut && c_.probe.elapsed(t) > c_.budget) [[unlikely]]
+                changed = true;
+            } else if (!c_.probe_cut && c_.probe.elapsed(t) > c_.budget) [[unlikely]] {
                 over_budget_early(done, t);
+            }
         }
-        // The common case ends here: room is given back in steps, the producer's count is read
-        // again only when the completions catch up with it, or while a woken producer is awaited.
-        if (done - c_.published_at < c_.step && done != c_.queued_seen && !c_.wake_pending &&
-            t - c_.settled_time < c_.budget) [[likely]]
+        // The common case ends here: nothing the limit depends on changed, and the completions
+        // have not reached the count at which room is next due (settle_at: every step for a
+        // running producer, the count that brings a held one within limit + 1 - step), nor
+        // caught up with the last reading of the producer's count; no woken producer is awaited
+        // and the window has not ended (settle_by: at the latest one budget after the last look).
+        if (!changed && static_cast<std::int32_t>(done - c_.settle_at) < 0 &&
+            done != c_.queued_seen && !c_.wake_pending && t < c_.settle_by) [[likely]]
             return true;
         settle(done, t);
         return true;
@@ -251,15 +266,17 @@ public:
         c_.rate_min_cur = 0;
         c_.rate_min_prev = 0;
         c_.empty_valid = false;
+        c_.inputs_changed = true;
         c_.wake_starved = false;
         c_.probe_cut = false;
         c_.wake_time = t;
         c_.resolve_time = ~std::uint64_t{0};
-        c_.settled_time = t;
+        c_.settle_by = sat_add(t, c_.budget < c_.window ? c_.budget : c_.window);
         c_.published_time = t;
         c_.batch_published_time = t;
         c_.batch_done = 0;
         c_.window_start = t;
+        c_.window_end = sat_add(t, c_.window);
         c_.window_completed = 0;
         c_.window_stop_steps = 0;
         c_.stop_freq = 0;
@@ -331,6 +348,11 @@ private:
                                    : static_cast<std::uint64_t>(t);
         return v < lo ? lo : v;
     }
+    static constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
+        return a > std::numeric_limits<std::uint64_t>::max() - b
+                   ? std::numeric_limits<std::uint64_t>::max()
+                   : a + b;
+    }
     static constexpr std::uint32_t clamp(std::uint64_t v, std::uint32_t lo,
                                          std::uint32_t hi) noexcept {
         return v < lo ? lo : (v > hi ? hi : static_cast<std::uint32_t>(v));
@@ -339,6 +361,8 @@ private:
     // Give the producer room up to limit units past what is completed.
     void publish(std::uint32_t done, std::uint32_t lim) noexcept {
         c_.published_at = done;
+        c_.settle_at = done + c_.step;
+        if (done + lim == c_.adj_pub) return; // the same room: leave the producer's line alone
         c_.adj_pub = done + lim;
         p_.adj_limit.store(c_.adj_pub, std::memory_order_relaxed);
     }
@@ -351,6 +375,7 @@ private:
         if (static_cast<std::int64_t>(ticks) < 0) ticks = 0; // a clock that went backwards
         if (ticks > c_.lead_cur) c_.lead_cur = ticks;
         if (units > c_.lead_units_cur) c_.lead_units_cur = units;
+        c_.inputs_changed = true;
     }
 
     // The probe finished: the backlog seen at arming took `sojourn` ticks to drain.
@@ -372,6 +397,7 @@ private:
             const std::uint64_t r = c_.meter.rate_fp();
             c_.rate_fp.store(r, std::memory_order_relaxed);
             if (c_.rate_min_cur == 0 || r < c_.rate_min_cur) c_.rate_min_cur = r;
+            c_.inputs_changed = true;
         }
     }
 
@@ -390,6 +416,7 @@ private:
                                         c_.max_limit);
         if (cut >= c_.limit.load(std::memory_order_relaxed)) return;
         count(c_.budget_cuts);
+        c_.inputs_changed = true; // the next look recomputes from the estimates, as always
         c_.lead_cur = c_.lead_prev = 0;
         c_.lead_units_cur = c_.lead_units_prev = 0;
         set_limit(cut, cut < c_.step ? cut : c_.step);
@@ -409,7 +436,6 @@ private:
     void settle(std::uint32_t done, std::uint64_t t) noexcept {
         const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
         c_.queued_seen = q;
-        c_.settled_time = t;
         const std::uint32_t inflight = q - done;
         // The producer went past the room it was given: it is stopped (or stops at its next
         // look at available()); the limit, not the producer, is holding work back.
@@ -466,7 +492,7 @@ private:
         }
 
         if (t - c_.window_start >= c_.window) roll_window(done, t);
-        recompute();
+        if (c_.inputs_changed) recompute(); // otherwise it would give the same answer
 
         const std::uint32_t lim = c_.limit.load(std::memory_order_relaxed);
         // Room is given in steps: a held producer gets it once `step` units fit (inflight <=
@@ -497,6 +523,15 @@ private:
                 c_.wake_queued = q;
             }
         }
+        // When to look again (on_completed's fast path): a producer still held back is due
+        // room once inflight <= limit + 1 - step, i.e. at completed count q - limit - 1 + step;
+        // until then only a change of the limit's inputs (which forces a look) can give it room
+        // sooner. Otherwise every step completions, as publish() set.
+        if (static_cast<std::int32_t>(q - c_.adj_pub) > 0) c_.settle_at = q - lim - 1 + c_.step;
+        // No overflow check: budget <= 2^62 ticks (constructor), and a wrapped sum for a time
+        // beyond 2^64 - 2^62 ticks would only make every completion take the slow path.
+        const std::uint64_t budget_end = t + c_.budget;
+        c_.settle_by = budget_end < c_.window_end ? budget_end : c_.window_end;
         if (inflight != 0) {
             if (!c_.probe.armed() && c_.probe.arm(q, done, t)) c_.probe_cut = false;
             return;
@@ -508,13 +543,17 @@ private:
         // the two over the time between is a rate sample. Only when the producer was held back
         // at the first moment (or just given room): it then had work ready, and the time between
         // is the consumer's, not a pause of the producer's.
+        const bool held_now = held || c_.wake_pending;
         const std::uint32_t units = done - c_.empty_done;
+        c_.empty_done = done;
+        // Neither this moment nor the last one had the producer held back: no sample to close,
+        // and of this moment a later one needs only the completed count.
+        if (!held_now && !c_.empty_held) return;
         if (c_.empty_valid && c_.empty_held && units != 0)
             rate_sample(units > c_.empty_units ? units : c_.empty_units, t - c_.empty_time);
         c_.empty_valid = true;
-        c_.empty_held = held || c_.wake_pending;
+        c_.empty_held = held_now;
         c_.empty_units = units;
-        c_.empty_done = done;
         c_.empty_time = t;
     }
 
@@ -535,6 +574,8 @@ private:
         c_.rate_min_prev = c_.rate_min_cur;
         c_.rate_min_cur = 0;
         c_.window_start = t;
+        c_.window_end = sat_add(t, c_.window);
+        c_.inputs_changed = true;
     }
 
     // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
@@ -559,6 +600,7 @@ private:
 
     // limit = clamp(lead + step, floor, cap) (see the file comment).
     void recompute() noexcept {
+        c_.inputs_changed = false;
         const std::uint64_t rate = planning_rate();
         if (rate == 0) return; // nothing measured yet: keep the starting limit
         const std::uint32_t cap = clamp(units_at(rate, c_.budget, false),
@@ -625,7 +667,9 @@ private:
         std::uint32_t wake_queued = 0; // the producer's count when room was given to it
         bool wake_starved = false;     // the ring ran dry while that producer was awaited
         bool probe_cut = false;        // the armed probe already cut the limit
-        std::uint64_t settled_time = 0; // last slow path: it runs at least once per budget
+        bool inputs_changed = true;     // an input of recompute() changed since it last ran
+        std::uint32_t settle_at = 1;    // completed count at which the slow path is next due
+        std::uint64_t settle_by = 0;    // ... and the time: a budget after the last, or the window's end
         std::uint64_t batch_published_time = 0; // the gift of room before this time's first
         std::uint32_t batch_done = 0;           // completed count when this time's batch began
         std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
@@ -644,6 +688,7 @@ private:
         std::uint64_t empty_time = 0;               // ... and its time
         std::uint32_t window_completed = 0;
         std::uint64_t window_start = 0, window_stop_steps = 0;
+        std::uint64_t window_end = 0; // window_start + window, saturated
         double stop_freq = 0;
         drain_meter meter;
         // Configuration, in ticks.
