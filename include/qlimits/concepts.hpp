@@ -78,6 +78,17 @@ concept accepts_unqueue = requires(P& p, std::uint32_t n) {
     { p.on_unqueued(n) } noexcept -> std::same_as<void>;
 };
 
+/// The policy has `bool on_taken(std::uint32_t n, Now&& now) noexcept`: n units taken by the
+/// consumer in one take (one pop, one batch), where `now` is a noexcept callable returning the
+/// policy's time_point that the policy calls only when it needs the time (software_limit reads
+/// it about limit / 8 times per limit's worth of items instead of once per item). Adapters use
+/// it in place of on_completed(n, now) where present; a policy gets one or the other.
+template <class P>
+concept accepts_lazy_time =
+    requires(P& p, std::uint32_t n, typename P::time_point (*now)() noexcept) {
+        { p.on_taken(n, now) } noexcept -> std::same_as<bool>;
+    };
+
 namespace detail {
 /// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
 /// policy's clock_type when that has one, so adapters pick the same default clock for the

@@ -27,6 +27,7 @@
 #include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
 
 namespace {
 using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
@@ -433,4 +434,44 @@ TEST_CASE("channel: an item is counted before its push where the policy can take
     REQUIRE(dch.try_send(std::uint64_t{1}) == send_status::ok);
     CHECK(dring.inflight_at_push == 0);
     CHECK(dch.inflight() == 1);
+}
+
+namespace {
+// software_limit, counting how the channel reports completions and how often the policy asks
+// for the time.
+struct counting_sw : qlimits::software_limit<> {
+    using software_limit::software_limit;
+    int completed_calls = 0, taken_calls = 0, clock_reads = 0;
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        ++completed_calls;
+        return software_limit::on_completed(n, now);
+    }
+    template <class Now>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        ++taken_calls;
+        return software_limit::on_taken(n, [&]() noexcept {
+            ++clock_reads;
+            return now();
+        });
+    }
+};
+} // namespace
+
+TEST_CASE("channel: a policy with on_taken() reads the time itself, only when it needs it") {
+    // Issue 10, item 2: per-item completion through channel without a clock read per item.
+    static_assert(qlimits::accepts_lazy_time<counting_sw>);
+    rings::spsc_ring<std::uint64_t, 1024> ring;
+    qlimits::channel<rings::spsc_ring<std::uint64_t, 1024>, counting_sw> ch(ring, {});
+    std::uint64_t v = 0;
+    for (int round = 0; round < 200; ++round) {
+        for (std::uint64_t i = 0; i < 8; ++i) REQUIRE(ch.try_send(std::uint64_t{i}) == send_status::ok);
+        for (int i = 0; i < 8; ++i) REQUIRE(ch.try_receive(v));
+    }
+    CHECK(ch.policy().completed_calls == 0);
+    CHECK(ch.policy().taken_calls == 1600);
+    // Limit 8 (the cache floor) until a rate is measured: the time is read at most once per
+    // take, and never without a take.
+    CHECK(ch.policy().clock_reads >= 1);
+    CHECK(ch.policy().clock_reads <= 1600);
+    CHECK(ch.inflight() == 0);
 }

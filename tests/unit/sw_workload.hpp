@@ -13,6 +13,7 @@
 #include <deque>
 
 #include "qlimits/clock.hpp"
+#include "qlimits/concepts.hpp"
 
 namespace test {
 
@@ -32,6 +33,7 @@ struct workload {
     std::uint32_t burst_items = 64;
     bool take_all = false;             ///< take up to poll_budget at once, then work them off
     std::uint64_t clock_grain_ns = 1;  ///< the policy sees now rounded down to this
+    bool lazy_time = false;            ///< report through on_taken() (the time read on demand)
 };
 
 struct outcome {
@@ -40,6 +42,8 @@ struct outcome {
     std::uint32_t limit_min = ~0U, limit_max = 0;
     std::uint64_t sojourn_max_ns = 0;
     std::uint64_t stops = 0;
+    std::uint64_t reports = 0;     ///< completion calls
+    std::uint64_t clock_reads = 0; ///< times the policy asked for the time (lazy_time)
 };
 
 /// Run `w` through policy `p` (any limit_policy on a nanosecond manual clock); `observe` is
@@ -63,7 +67,19 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
     std::uint32_t last_limit = p.limit();
     const auto complete = [&](std::uint32_t n) {
         if (n == 0) return;
-        p.on_completed(n, at(t));
+        ++o.reports;
+        if constexpr (qlimits::accepts_lazy_time<Policy>) {
+            if (w.lazy_time) {
+                p.on_taken(n, [&]() noexcept {
+                    ++o.clock_reads;
+                    return at(t);
+                });
+            } else {
+                p.on_completed(n, at(t));
+            }
+        } else {
+            p.on_completed(n, at(t));
+        }
         observe(p, t);
         if (t >= w.duration_ns / 2) {
             limit_area += static_cast<double>(last_limit) * static_cast<double>(t - limit_t);

@@ -104,7 +104,8 @@
 //
 // Time: the policy's on_completed(n, now) gets `now` from the Clock, read once per completion
 // (once per batch with completion::per_batch); not read at all for policies with
-// `uses_time = false`. For clocks with ticks of a millisecond or more (jiffy_clock, dql's
+// `uses_time = false`. A policy with on_taken(n, now_fn) (accepts_lazy_time: software_limit)
+// is called with that instead and reads the Clock itself when it needs the time. For clocks with ticks of a millisecond or more (jiffy_clock, dql's
 // default) the channel reads CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is
 // then up to one kernel tick (1-4 ms) old, and never goes backwards.
 // Deadlines are std::chrono::steady_clock time points; a wait with a deadline sleeps on the
@@ -790,6 +791,14 @@ private:
         return n;
     }
 
+    // The `now` of a completion: not read for policies that do not use the time.
+    static time_point completion_time() noexcept {
+        if constexpr (detail::policy_uses_time<Policy>)
+            return read_clock::now();
+        else
+            return time_point{};
+    }
+
     // Report what the consumer took: everything owed that the producer has counted by now.
     // Returns whether anything was reported. The producer pushes first and counts second, so the
     // consumer may hold an item whose units are not counted yet (see the file comment); those
@@ -809,16 +818,18 @@ private:
             if (units == 0)
                 return false;
         }
-        time_point now{};
-        if constexpr (detail::policy_uses_time<Policy>)
-            now = read_clock::now();
         bool ok;
-        if constexpr (accepts_known_counted<Policy>) {
+        if constexpr (accepts_lazy_time<Policy>) {
+            // The policy reads the clock itself, only when it needs the time.
+            ok = policy_.on_taken(static_cast<std::uint32_t>(units),
+                                  []() noexcept { return read_clock::now(); });
+        } else if constexpr (accepts_known_counted<Policy>) {
             // The credit (or counting first) proves the units counted: the policy need not read
             // the producer's line again to check them (one line transfer less per reading).
-            ok = policy_.on_completed(static_cast<std::uint32_t>(units), now, known_counted);
+            ok = policy_.on_completed(static_cast<std::uint32_t>(units), completion_time(),
+                                      known_counted);
         } else {
-            ok = policy_.on_completed(static_cast<std::uint32_t>(units), now);
+            ok = policy_.on_completed(static_cast<std::uint32_t>(units), completion_time());
         }
         if (!ok) [[unlikely]]
             return false;

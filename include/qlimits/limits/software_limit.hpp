@@ -34,6 +34,9 @@
 // Time: `now` is used for windows and sojourn samples only, so a coarse clock, or one read once
 // per batch, does no harm (a 0-tick sample waits in the meter until a window of ticks is full).
 // Ticks are Clock::duration; the configuration is in nanoseconds and converted once.
+// on_taken(n, now_fn) reports one take and reads the time only when needed (the probe ends,
+// the slow path runs, or every limit / 8 takes); channel uses it, so a per-item consumer does
+// not read the clock per item.
 //
 // Threading: on_queued()/available() belong to the producer; on_completed() and reset() to the
 // completion path. Each side must be serialised on its own; the two may run concurrently.
@@ -51,6 +54,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <type_traits>
 
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
@@ -191,54 +195,25 @@ public:
 
     /// Report n units taken by the consumer, at now. More than is in flight is a contract
     /// violation; if the handler returns, the call is refused (false) and nothing changes.
+    /// Completions at the same `now` count as one batch (taken at once, or stamped with one
+    /// clock reading).
     bool on_completed(std::uint32_t n, time_point now) noexcept {
-        const std::uint32_t before = c_.completed.load(std::memory_order_relaxed);
-        if (n > c_.queued_seen - before) {
-            // The last reading of the producer's count is a lower bound; read it again.
-            c_.queued_seen = p_.queued.load(std::memory_order_relaxed);
-            if (n > c_.queued_seen - before) [[unlikely]] {
-                detail::contract_failed("software_limit::on_completed",
-                                        "over-completion: completed more than is in flight");
-                return false;
-            }
-        }
-        const std::uint32_t done = before + n;
-        c_.completed.store(done, std::memory_order_relaxed);
-        // Completions at the same time are one batch (a consumer that took them at once, or a
-        // caller that read the clock once for them): track the largest batch this window.
-        const std::uint64_t t = ticks_of(now);
-        // Set when an input of the limit changed here: the slow path recomputes it at once.
-        bool changed = false;
-        c_.batch_run = t == c_.batch_time ? c_.batch_run + n : n;
-        c_.batch_time = t;
-        if (c_.batch_run > c_.batch_cur) [[unlikely]] {
-            c_.batch_cur = c_.batch_run;
-            c_.inputs_changed = changed = true;
-        }
-        if (t == c_.resolve_time) [[unlikely]] {
-            const std::uint32_t u =
-                c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
-            if (u > c_.lead_units_cur) c_.lead_units_cur = u;
-            c_.inputs_changed = changed = true;
-        }
-        if (c_.probe.armed()) {
-            if (c_.probe.on_completed(done, t)) {
-                on_sample(done);
-                changed = true;
-            } else if (!c_.probe_cut && c_.probe.elapsed(t) > c_.budget) [[unlikely]] {
-                over_budget_early(done, t);
-            }
-        }
-        // The common case ends here: nothing the limit depends on changed, and the completions
-        // have not reached the count at which room is next due (settle_at: every step for a
-        // running producer, the count that brings a held one within limit + 1 - step), nor
-        // caught up with the last reading of the producer's count; no woken producer is awaited
-        // and the window has not ended (settle_by: at the latest one budget after the last look).
-        if (!changed && static_cast<std::int32_t>(done - c_.settle_at) < 0 &&
-            done != c_.queued_seen && !c_.wake_pending && t < c_.settle_by) [[likely]]
-            return true;
-        settle(done, t);
-        return true;
+        const auto given = [now]() noexcept { return now; };
+        return complete<false>(n, given);
+    }
+
+    /// Report n units taken by the consumer in one take (one pop, one batch: each call is its
+    /// own batch), calling now() only when the time is needed: when the sojourn probe ends, when
+    /// the slow path runs, and on every check_every-th call (limit / 8, at least 1: the time is
+    /// read at least eight times while a backlog of `limit` drains, so an over-budget backlog is
+    /// cut within an eighth of its drain; eight is a design choice, not a measured optimum).
+    /// `channel` uses this, so per-item completions do not read the clock per item. Use either
+    /// this or on_completed() on one policy, not both (the batch tracking differs). Refused as
+    /// on_completed().
+    template <class Now>
+        requires std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return complete<true>(n, now);
     }
 
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
@@ -291,6 +266,8 @@ public:
         c_.step = 1;
         c_.step_seen.store(1, std::memory_order_relaxed);
         c_.limit.store(start, std::memory_order_relaxed);
+        c_.check_every = 1; // on_taken() reads the time every take until a limit is computed
+        c_.until_time_check = 1;
         publish(0, start);
     }
 
@@ -356,6 +333,95 @@ private:
     static constexpr std::uint32_t clamp(std::uint64_t v, std::uint32_t lo,
                                          std::uint32_t hi) noexcept {
         return v < lo ? lo : (v > hi ? hi : static_cast<std::uint32_t>(v));
+    }
+
+    // on_completed() (Lazy = false: the time is given, and same-time completions are one
+    // batch) and on_taken() (Lazy = true: one call is one take, the time read when needed).
+    template <bool Lazy, class Now>
+    bool complete(std::uint32_t n, const Now& now) noexcept {
+        const std::uint32_t before = c_.completed.load(std::memory_order_relaxed);
+        if (n > c_.queued_seen - before) {
+            // The last reading of the producer's count is a lower bound; read it again.
+            c_.queued_seen = p_.queued.load(std::memory_order_relaxed);
+            if (n > c_.queued_seen - before) [[unlikely]] {
+                detail::contract_failed(Lazy ? "software_limit::on_taken"
+                                             : "software_limit::on_completed",
+                                        "over-completion: completed more than is in flight");
+                return false;
+            }
+        }
+        const std::uint32_t done = before + n;
+        c_.completed.store(done, std::memory_order_relaxed);
+        std::uint64_t t = 0;
+        bool timed = true; // t holds this call's time
+        if constexpr (Lazy) {
+            c_.batch_run = n;
+            timed = --c_.until_time_check == 0;
+            if (timed) {
+                c_.until_time_check = c_.check_every;
+                t = ticks_of(now());
+            }
+        } else {
+            // Completions at the same time are one batch (a consumer that took them at once,
+            // or a caller that read the clock once for them).
+            t = ticks_of(now());
+            c_.batch_run = t == c_.batch_time ? c_.batch_run + n : n;
+            c_.batch_time = t;
+        }
+        // Set when an input of the limit changed here: the slow path recomputes it at once.
+        bool changed = false;
+        // The largest batch this window.
+        if (c_.batch_run > c_.batch_cur) [[unlikely]] {
+            c_.batch_cur = c_.batch_run;
+            c_.inputs_changed = changed = true;
+        }
+        if constexpr (!Lazy) {
+            if (t == c_.resolve_time) [[unlikely]] {
+                const std::uint32_t u =
+                    c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
+                if (u > c_.lead_units_cur) c_.lead_units_cur = u;
+                c_.inputs_changed = changed = true;
+            }
+        }
+        if (c_.probe.armed()) {
+            if (c_.probe.passed(done)) {
+                if (!timed) t = ticks_of(now());
+                timed = true;
+                (void)c_.probe.on_completed(done, t);
+                on_sample(done);
+                changed = true;
+            } else if (timed && !c_.probe_cut && c_.probe.elapsed(t) > c_.budget) [[unlikely]] {
+                over_budget_early(done, t);
+            }
+        }
+        // The common case ends here: nothing the limit depends on changed, and the completions
+        // have not reached the count at which room is next due (settle_at: every step for a
+        // running producer, the count that brings a held one within limit + 1 - step), nor
+        // caught up with the last reading of the producer's count; no woken producer is awaited
+        // and the window has not ended (settle_by: at the latest one budget after the last look;
+        // checked whenever the time was read).
+        if (!changed && static_cast<std::int32_t>(done - c_.settle_at) < 0 &&
+            done != c_.queued_seen && !c_.wake_pending && (!timed || t < c_.settle_by)) [[likely]]
+            return true;
+        if constexpr (Lazy) {
+            // Only a woken producer's next post awaited (the commonest slow look with per-item
+            // takes): look at its count, and read the time only once the post shows. The look
+            // is kept in units; the wait in ticks then runs from the last look that read the
+            // time, an overestimate that the units measure bounds (lead_sample's callers take
+            // the smaller of the two).
+            if (!timed && !changed && c_.wake_pending &&
+                static_cast<std::int32_t>(done - c_.settle_at) < 0 && done != c_.queued_seen) {
+                const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
+                if (q == c_.wake_queued && q != done && done - c_.published_at < c_.step) {
+                    c_.queued_seen = q;
+                    c_.wake_checked_done = done;
+                    return true;
+                }
+            }
+        }
+        if (!timed) t = ticks_of(now());
+        settle(done, t);
+        return true;
     }
 
     // Give the producer room up to limit units past what is completed.
@@ -427,6 +493,9 @@ private:
 
     void set_limit(std::uint32_t lim, std::uint32_t step) noexcept {
         c_.limit.store(lim, std::memory_order_relaxed);
+        // on_taken() reads the time every limit / 8 takes (see there).
+        c_.check_every = lim / 8 == 0 ? 1 : lim / 8;
+        if (c_.until_time_check > c_.check_every) c_.until_time_check = c_.check_every;
         c_.step = step == 0 ? 1 : step;
         c_.step_seen.store(c_.step, std::memory_order_relaxed);
     }
@@ -679,6 +748,8 @@ private:
         std::uint64_t resolve_time = ~std::uint64_t{0}; // when the last wake was seen to end
         std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
         std::uint32_t batch_run = 0;                 // units completed at batch_time so far
+        std::uint32_t check_every = 1;      // on_taken(): takes between two readings of the time
+        std::uint32_t until_time_check = 1; // ... and takes left until the next one
         std::uint64_t batch_time = 0;                // time of the last completion
         std::uint64_t rate_min_cur = 0, rate_min_prev = 0; // slowest meter reading per window
         bool empty_valid = false;                   // an empty-ring moment is remembered
@@ -707,6 +778,7 @@ private:
 };
 
 static_assert(limit_policy<software_limit<>>);
+static_assert(accepts_lazy_time<software_limit<>>);
 static_assert(limit_policy<software_limit<manual_clock<>>>);
 
 } // namespace v0

@@ -58,6 +58,12 @@ public:
         return true;
     }
 
+    /// Whether the cumulative completed count `completed` passes the armed probe's mark (the
+    /// next on_completed() with it ends the probe): a caller can read its clock only then.
+    [[nodiscard]] bool passed(std::uint32_t completed) const noexcept {
+        return armed_ && static_cast<std::int32_t>(completed - mark_) >= 0;
+    }
+
     /// The cumulative completed count is now `completed`, at `now`. Returns true when that
     /// passes the mark: the sample is in last() and the probe is disarmed.
     bool on_completed(std::uint32_t completed, std::uint64_t now) noexcept {
