@@ -3,7 +3,8 @@
 // input must end in a clean error or a clean replay; after every applied directive the checked
 // invariants hold, the limit stays within [min_limit, max_limit], and available() is the room
 // published minus what is queued (never wrapping past the signed 32-bit range while the trace
-// obeys it). A broken rule traps (a finding).
+// obeys it). The same trace also drives an unchecked twin through on_taken() (the time read on
+// demand): the same books and a limit within the same bounds. A broken rule traps (a finding).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cfg.sojourn_budget = std::chrono::microseconds{5};
     cfg.window = std::chrono::microseconds{50};
     qlimits::testing::checked<sw_ns> p(cfg, {});
+    // The same trace through on_taken() (the time read on demand): the same books, a limit
+    // within the same bounds.
+    sw_ns lazy(cfg, {});
     std::uint64_t now = 0;
     std::string_view rest = text;
     while (!rest.empty()) {
@@ -48,16 +52,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto v = static_cast<std::uint32_t>(d.value);
         switch (d.op) {
         case qlimits::testing::limit_op::tick: now += d.value % 1'000'000'000; break;
-        case qlimits::testing::limit_op::queue: (void)p.on_queued(v); break;
+        case qlimits::testing::limit_op::queue:
+            (void)p.on_queued(v);
+            (void)lazy.on_queued(v);
+            break;
         case qlimits::testing::limit_op::complete:
             if (v > p.inflight()) return 0; // the replay's over-completion: a clean stop
             (void)p.on_completed(v, at);
+            if (!lazy.on_taken(v, [at]() noexcept { return at; })) __builtin_trap();
             break;
-        case qlimits::testing::limit_op::reset: p.reset(at); break;
+        case qlimits::testing::limit_op::reset:
+            p.reset(at);
+            lazy.reset(at);
+            break;
         default: break; // dql's configuration directives do not apply
         }
         if (!p.ok()) __builtin_trap();
         if (p.limit() < cfg.min_limit || p.limit() > cfg.max_limit) __builtin_trap();
+        if (lazy.limit() < cfg.min_limit || lazy.limit() > cfg.max_limit) __builtin_trap();
+        if (lazy.inflight() != p.inflight()) __builtin_trap();
     }
     return 0;
 }
