@@ -241,6 +241,10 @@ public:
         c_.rate_min_cur = 0;
         c_.rate_min_prev = 0;
         c_.empty_valid = false;
+        c_.empty_held = false;
+        c_.empty_done = 0;
+        c_.empty_units = 0;
+        c_.empty_time = t;
         c_.inputs_changed = true;
         c_.wake_starved = false;
         c_.probe_cut = false;
@@ -498,6 +502,9 @@ private:
         if (c_.until_time_check > c_.check_every) c_.until_time_check = c_.check_every;
         c_.step = step == 0 ? 1 : step;
         c_.step_seen.store(c_.step, std::memory_order_relaxed);
+        // A smaller step makes room due sooner: look again by then (looking early is harmless).
+        if (static_cast<std::int32_t>(c_.published_at + c_.step - c_.settle_at) < 0)
+            c_.settle_at = c_.published_at + c_.step;
     }
 
     // The slow path: read the producer's count, follow a woken producer, roll the window,
