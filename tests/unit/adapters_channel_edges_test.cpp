@@ -463,15 +463,20 @@ TEST_CASE("channel: a policy with on_taken() reads the time itself, only when it
     rings::spsc_ring<std::uint64_t, 1024> ring;
     qlimits::channel<rings::spsc_ring<std::uint64_t, 1024>, counting_sw> ch(ring, {});
     std::uint64_t v = 0;
+    int sent = 0, received = 0;
     for (int round = 0; round < 200; ++round) {
-        for (std::uint64_t i = 0; i < 8; ++i) REQUIRE(ch.try_send(std::uint64_t{i}) == send_status::ok);
-        for (int i = 0; i < 8; ++i) REQUIRE(ch.try_receive(v));
+        // Up to 8 per round: the limit starts at 8 but follows the real clock, so a slow build
+        // (a sanitizer) may measure a slow consumer and cut it; the sender then stops early.
+        for (std::uint64_t i = 0; i < 8 && ch.try_send(std::uint64_t{i}) == send_status::ok; ++i)
+            ++sent;
+        while (ch.try_receive(v)) ++received;
     }
+    REQUIRE(received == sent);
+    REQUIRE(sent >= 200);
     CHECK(ch.policy().completed_calls == 0);
-    CHECK(ch.policy().taken_calls == 1600);
-    // Limit 8 (the cache floor) until a rate is measured: the time is read at most once per
-    // take, and never without a take.
+    CHECK(ch.policy().taken_calls == received);
+    // The time is read at most once per take, and never without a take.
     CHECK(ch.policy().clock_reads >= 1);
-    CHECK(ch.policy().clock_reads <= 1600);
+    CHECK(ch.policy().clock_reads <= received);
     CHECK(ch.inflight() == 0);
 }
