@@ -105,9 +105,10 @@
 // Time: the policy's on_completed(n, now) gets `now` from the Clock, read once per completion
 // (once per batch with completion::per_batch); not read at all for policies with
 // `uses_time = false`. A policy with on_taken(n, now_fn) (accepts_lazy_time: software_limit)
-// is called with that instead and reads the Clock itself when it needs the time. For clocks with ticks of a millisecond or more (jiffy_clock, dql's
-// default) the channel reads CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is
-// then up to one kernel tick (1-4 ms) old, and never goes backwards.
+// is called with that instead and reads the Clock itself when it needs the time. For clocks
+// with ticks of a millisecond or more (jiffy_clock, dql's default) the channel reads
+// CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is then up to one kernel
+// tick (1-4 ms) old, and never goes backwards.
 // Deadlines are std::chrono::steady_clock time points; a wait with a deadline sleeps on the
 // futex with that deadline and returns after it by the timer slack (50 us by default) plus the
 // scheduler's wake-up delay (docs/design.md has the measured lateness).

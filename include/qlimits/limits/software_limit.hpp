@@ -745,7 +745,7 @@ private:
         bool probe_cut = false;        // the armed probe already cut the limit
         bool inputs_changed = true;     // an input of recompute() changed since it last ran
         std::uint32_t settle_at = 1;    // completed count at which the slow path is next due
-        std::uint64_t settle_by = 0;    // ... and the time: a budget after the last, or the window's end
+        std::uint64_t settle_by = 0;    // ... and the time (a budget on, or the window's end)
         std::uint64_t batch_published_time = 0; // the gift of room before this time's first
         std::uint32_t batch_done = 0;           // completed count when this time's batch began
         std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
