@@ -19,6 +19,7 @@
 #include "channel_ab.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/software_limit.hpp"
 #include "qlimits/limits/fixed.hpp"
 
 namespace AB_SIDE {
@@ -181,6 +182,8 @@ std::vector<ab::row> rows() {
     using dql = qlimits::dql<>;
     const fixed::config_type fixed_never_bites{.limit = 1U << 30};
     const dql::config_type dql_never_bites{.min_limit = 1U << 30};
+    using sw = qlimits::software_limit<>;
+    const sw::config_type sw_never_bites{.min_limit = 1U << 30, .max_limit = 1U << 30};
     constexpr auto sleep = qlimits::consumer_wait::sleep;
     constexpr auto spin_wait = qlimits::consumer_wait::spin;
     return {
@@ -198,6 +201,11 @@ std::vector<ab::row> rows() {
         {"blocking_unlimited", [] { return blocking<unl>({}); }},
         {"blocking_dql", [=] { return blocking<dql>(dql_never_bites); }},
         {"blocking_dql_default", [] { return blocking<dql>({}); }},
+        {"sw_per_item", [=] { return per_item<sw>(sw_never_bites, sleep); }},
+        {"sw_default_per_item", [] { return per_item<sw>({}, sleep); }},
+        {"sw_batched", [=] { return batched<sw>(sw_never_bites); }},
+        {"blocking_sw", [=] { return blocking<sw>(sw_never_bites); }},
+        {"blocking_sw_default", [] { return blocking<sw>({}); }},
     };
 }
 } // namespace AB_SIDE

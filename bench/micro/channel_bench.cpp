@@ -7,11 +7,14 @@
 //    rigtorp/SPSCQueue: each side caches the other's index and reads the shared one only when
 //    the cached one says full/empty), both sides spinning; raw_moodycamel: the same transfer
 //    through moodycamel::ReaderWriterQueue (try_enqueue/try_dequeue), if installed.
-//  - {unlimited, fixed, dql} x {per_item, batched}: try_send/try_receive spinning on both sides
+//  - {unlimited, fixed, dql, sw} x {per_item, batched}: try_send/try_receive spinning on both
+//    sides
 //    (consumer_wait::sleep, so every send pays the doorbell barrier); per_item_fences: the same
 //    with doorbell_barrier::fences (a full fence per send); per_item_spin: consumer_wait::spin.
 //    batched: sends with more = true and a doorbell every 32, receive_batch per_batch.
-//  - blocking_{unlimited, fixed, dql}[_fences]: send()/receive(), the consumer may sleep;
+//    sw is software_limit; sw_per_item_default runs it with its defaults, the limit on (the
+//    producer stops whenever the limit bites: what a user gets, not the channel's bare cost).
+//  - blocking_{unlimited, fixed, dql, sw}[_fences]: send()/receive(), the consumer may sleep;
 //    raw_moodycamel_blocking: moodycamel::BlockingReaderWriterQueue (try_enqueue spinning,
 //    wait_dequeue), what users pick today for a blocking SPSC queue.
 //  - busy_poller_{membarrier, fences}: a blocking channel whose consumer sleeps often, beside a
@@ -42,6 +45,7 @@
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
 #if __has_include(<readerwriterqueue/readerwriterqueue.h>)
 #include <readerwriterqueue/readerwriterqueue.h>
 #define QLIMITS_BENCH_MOODYCAMEL 1
@@ -299,10 +303,14 @@ void bm_busy_poller(benchmark::State& st, qlimits::doorbell_barrier barrier) {
 using unlimited = qlimits::unlimited<>;
 using fixed = qlimits::fixed_limit<>;
 using dql = qlimits::dql<>;
+using sw = qlimits::software_limit<>;
 // Limits that never bite: a fixed limit of 2^30 items; a dql whose min_limit is 2^30 items (it
 // still learns, per completion).
 const fixed::config_type fixed_never_bites{.limit = 1U << 30};
 const dql::config_type dql_never_bites{.min_limit = 1U << 30};
+// A software_limit whose limit is held at 2^30 items (min_limit = max_limit): it still learns
+// and gives room per completion as it would, but never stops the producer.
+const sw::config_type sw_never_bites{.min_limit = 1U << 30, .max_limit = 1U << 30};
 constexpr auto spin = qlimits::consumer_wait::spin;
 constexpr auto sleep = qlimits::consumer_wait::sleep;
 constexpr auto fences = qlimits::doorbell_barrier::fences;
@@ -324,14 +332,19 @@ void bm_channel_unlimited_per_item_spin(benchmark::State& st) {
 void bm_channel_dql_per_item_spin(benchmark::State& st) {
     bm_per_item<dql>(st, dql_never_bites, spin);
 }
+void bm_channel_sw_per_item(benchmark::State& st) { bm_per_item<sw>(st, sw_never_bites); }
+// The defaults, limit on: what a user gets (the producer is stopped whenever the limit bites).
+void bm_channel_sw_per_item_default(benchmark::State& st) { bm_per_item<sw>(st, {}); }
 void bm_channel_unlimited_batched(benchmark::State& st) { bm_batched<unlimited>(st, {}); }
 void bm_channel_fixed_batched(benchmark::State& st) { bm_batched<fixed>(st, fixed_never_bites); }
 void bm_channel_dql_batched(benchmark::State& st) { bm_batched<dql>(st, dql_never_bites); }
+void bm_channel_sw_batched(benchmark::State& st) { bm_batched<sw>(st, sw_never_bites); }
 void bm_channel_blocking_unlimited(benchmark::State& st) { bm_blocking<unlimited>(st, {}); }
 void bm_channel_blocking_fixed(benchmark::State& st) {
     bm_blocking<fixed>(st, fixed_never_bites);
 }
 void bm_channel_blocking_dql(benchmark::State& st) { bm_blocking<dql>(st, dql_never_bites); }
+void bm_channel_blocking_sw(benchmark::State& st) { bm_blocking<sw>(st, sw_never_bites); }
 void bm_channel_blocking_unlimited_fences(benchmark::State& st) {
     bm_blocking<unlimited>(st, {}, fences);
 }
@@ -400,12 +413,16 @@ QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item_spin);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_per_item_spin);
+QLIMITS_CHANNEL_BENCH(bm_channel_sw_per_item);
+QLIMITS_CHANNEL_BENCH(bm_channel_sw_per_item_default);
 QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_fixed_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_batched);
+QLIMITS_CHANNEL_BENCH(bm_channel_sw_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_fixed);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_sw);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_busy_poller_membarrier);

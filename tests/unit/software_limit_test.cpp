@@ -422,6 +422,40 @@ TEST_CASE("software_limit: on_taken still cuts a slowed consumer within an eight
     CHECK(p.limit() < limit_before);
 }
 
+TEST_CASE("software_limit: on_taken gives a running producer room without reading the clock") {
+    // A limit that never bites (1024): the producer runs within its room, a backlog of 0 to 3
+    // items, the consumer takes one at a time and often empties the ring. Room must still come
+    // at every step (available() exact after each take), with the time read about once per
+    // limit / 8 takes, not per take (channel's per-item case: a clock read costs more than
+    // the ring's own work).
+    sw p({.min_limit = 1024, .max_limit = 1024}, at(0));
+    std::uint64_t now = 0, reads = 0, takes = 0;
+    const auto clock = [&]() noexcept {
+        ++reads;
+        return at(now);
+    };
+    for (int round = 0; round < 20'000; ++round) {
+        const std::uint32_t burst = static_cast<std::uint32_t>(round % 4); // 0 to 3 items
+        for (std::uint32_t i = 0; i <= burst; ++i) {
+            REQUIRE(p.available() >= 0);
+            REQUIRE(p.on_queued(1));
+        }
+        while (p.inflight() != 0) {
+            now += 50;
+            REQUIRE(p.on_taken(1, clock));
+            ++takes;
+            const auto s = p.stats();
+            REQUIRE(s.step == 1);
+            CHECK(p.available() == std::int64_t{s.limit} - std::int64_t{p.inflight()});
+        }
+    }
+    CAPTURE(reads);
+    CAPTURE(takes);
+    CHECK(p.limit() == 1024);
+    CHECK(reads * 16 <= takes); // 1 in 128 expected, with the probe's ends
+    CHECK(p.stats().sojourn_samples > 0); // the backlog is still timed
+}
+
 TEST_CASE("software_limit: on_taken refuses over-completion as on_completed does") {
     sw p({}, at(0));
     REQUIRE(p.on_queued(2));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "qlimits/clock.hpp"
 #include "qlimits/limits/dql.hpp"
@@ -40,6 +41,19 @@ public:
     bool on_queued(std::uint32_t n, time_point now) noexcept { return p_->queued(n, ns(now)); }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         return p_->completed(n, ns(now));
+    }
+    /// One take (channel's per-item path), the time read only if the policy needs it: what
+    /// the channel does for the same policy outside the lab (software_limit reads it about
+    /// once per limit / 8 takes; the others once per call).
+    template <class Now>
+        requires std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return p_->taken(
+            n,
+            [](const void* ctx) noexcept {
+                return ns((*static_cast<const std::remove_reference_t<Now>*>(ctx))());
+            },
+            &now);
     }
     void reset(time_point now) noexcept { p_->reset(ns(now)); }
     [[nodiscard]] stats_type stats() const noexcept { return {limit(), inflight()}; }

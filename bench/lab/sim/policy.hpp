@@ -28,6 +28,13 @@ public:
     /// The same without a time (the channel's producer counts without reading a clock).
     virtual bool queued(std::uint32_t units) noexcept = 0;
     virtual bool completed(std::uint32_t units, ns_t now) noexcept = 0;
+    /// Units taken by a consumer (the real pipeline's channel), the time read through now(ctx)
+    /// only when the policy needs it (software_limit::on_taken); the others read it once per
+    /// call, as the channel does for them.
+    using now_fn = ns_t (*)(const void* ctx) noexcept;
+    virtual bool taken(std::uint32_t units, now_fn now, const void* ctx) noexcept {
+        return completed(units, now(ctx));
+    }
     virtual void reset(ns_t now) noexcept = 0;
     /// Units the producer may still queue; below 0 it must stop.
     [[nodiscard]] virtual std::int64_t available() const noexcept = 0;
@@ -52,6 +59,12 @@ public:
     bool queued(std::uint32_t units) noexcept override { return p_.on_queued(units); }
     bool completed(std::uint32_t units, ns_t now) noexcept override {
         return p_.on_completed(units, to_tick(now));
+    }
+    bool taken(std::uint32_t units, now_fn now, const void* ctx) noexcept override {
+        if constexpr (qlimits::accepts_lazy_time<P>)
+            return p_.on_taken(units, [now, ctx]() noexcept { return to_tick(now(ctx)); });
+        else
+            return p_.on_completed(units, to_tick(now(ctx)));
     }
     void reset(ns_t now) noexcept override { p_.reset(to_tick(now)); }
     [[nodiscard]] std::int64_t available() const noexcept override { return p_.available(); }

@@ -35,8 +35,8 @@
 // per batch, does no harm (a 0-tick sample waits in the meter until a window of ticks is full).
 // Ticks are Clock::duration; the configuration is in nanoseconds and converted once.
 // on_taken(n, now_fn) reports one take and reads the time only when needed (the probe ends,
-// the slow path runs, or every limit / 8 takes); channel uses it, so a per-item consumer does
-// not read the clock per item.
+// a held or woken producer is dealt with, a rate sample closes, or every limit / 8 takes);
+// channel uses it, so a per-item consumer does not read the clock per item.
 //
 // Threading: on_queued()/available() belong to the producer; on_completed() and reset() to the
 // completion path. Each side must be serialised on its own; the two may run concurrently.
@@ -204,7 +204,9 @@ public:
 
     /// Report n units taken by the consumer in one take (one pop, one batch: each call is its
     /// own batch), calling now() only when the time is needed: when the sojourn probe ends, when
-    /// the slow path runs, and on every check_every-th call (limit / 8, at least 1: the time is
+    /// the slow path runs for a held or woken producer, a changed input or an empty ring that
+    /// closes a rate sample (giving room to a running producer needs no time), and on every
+    /// check_every-th call (limit / 8, at least 1: the time is
     /// read at least eight times while a backlog of `limit` drains, so an over-budget backlog is
     /// cut within an eighth of its drain; eight is a design choice, not a measured optimum).
     /// `channel` uses this, so per-item completions do not read the clock per item. Use either
@@ -270,8 +272,8 @@ public:
         c_.step = 1;
         c_.step_seen.store(1, std::memory_order_relaxed);
         c_.limit.store(start, std::memory_order_relaxed);
-        c_.check_every = 1; // on_taken() reads the time every take until a limit is computed
-        c_.until_time_check = 1;
+        c_.check_every = start / 8 == 0 ? 1 : start / 8; // as set_limit() (on_taken())
+        c_.until_time_check = 1;                         // the first take reads the time
         publish(0, start);
     }
 
@@ -419,6 +421,30 @@ private:
                 if (q == c_.wake_queued && q != done && done - c_.published_at < c_.step) {
                     c_.queued_seen = q;
                     c_.wake_checked_done = done;
+                    return true;
+                }
+            }
+            // A running producer's room is due (every step), or the ring may be empty: when the
+            // producer's count shows it running (within its room) and nothing else is pending
+            // (no woken producer, no recompute), the look needs no time: give room and go on.
+            //  - published_time then stays that of the last timed look, earlier than the real
+            //    gift: the lead sample that reads it (the ring running dry under a held producer)
+            //    overstates ticks only, and the limit takes the smaller of its ticks and units;
+            //  - a backlog is timed (the probe armed) from the next timed look, at most
+            //    check_every takes later, as an over-budget backlog is seen;
+            //  - an empty ring closes no rate sample unless the last empty moment had the
+            //    producer held (then the slow path runs, with the time);
+            //  - windows and the budget are looked at on the timed takes (and a recompute still
+            //    pending after a budget cut makes this look a timed one).
+            if (!timed && !changed && !c_.wake_pending && !c_.inputs_changed) {
+                const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
+                const bool due = done - c_.published_at >= c_.step;
+                if (static_cast<std::int32_t>(q - c_.adj_pub) <= 0 &&
+                    (q != done || !c_.empty_held) &&
+                    (due || q == done || static_cast<std::int32_t>(done - c_.settle_at) < 0)) {
+                    c_.queued_seen = q;
+                    if (due || q == done) publish(done, c_.limit.load(std::memory_order_relaxed));
+                    if (q == done) c_.empty_done = done;
                     return true;
                 }
             }
