@@ -17,11 +17,13 @@
 #include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
 #include "qlimits/testing/fuzz.hpp"
 #include "qlimits/testing/invariants.hpp"
 #include "qlimits/testing/rapidcheck.hpp"
 #include "qlimits/testing/trace.hpp"
 #include "child_death.hpp"
+#include "contract_probe.hpp"
 
 namespace {
 namespace qt = qlimits::testing;
@@ -359,4 +361,55 @@ TEST_CASE("adapters take a pre-built policy: a recording with the user's own sin
                                    [](std::size_t, const char*) {}) == 0);
     CHECK(rf.policy().ok());
     CHECK(rf.policy().inflight() == ch.policy().inflight());
+}
+
+TEST_CASE("checked<software_limit> forwards on_taken: the time read as rarely, the books checked") {
+    using sw_ns = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
+    static_assert(qlimits::accepts_lazy_time<qt::checked<sw_ns>>);
+    const sw_ns::config_type cfg{.min_limit = 1024, .max_limit = 1024};
+    qt::checked<sw_ns> c(cfg, sw_ns::time_point{});
+    sw_ns bare(cfg, sw_ns::time_point{});
+    std::uint64_t now = 0, reads_checked = 0, reads_bare = 0, takes = 0;
+    // A backlog of 16 to 21 (never empty), one take at a time.
+    for (int round = 0; round < 5'000; ++round) {
+        while (c.inflight() < 16U + static_cast<std::uint32_t>(round % 6)) {
+            REQUIRE(c.on_queued(1));
+            REQUIRE(bare.on_queued(1));
+        }
+        now += 50;
+        const auto at = sw_ns::time_point{std::chrono::nanoseconds{now}};
+        REQUIRE(c.on_taken(1, [&]() noexcept { ++reads_checked; return at; }));
+        REQUIRE(bare.on_taken(1, [&]() noexcept { ++reads_bare; return at; }));
+        ++takes;
+    }
+    CHECK(c.ok());
+    CHECK(reads_checked == reads_bare); // the wrapper adds no clock reading
+    CHECK(reads_checked * 8 <= takes);
+    CHECK(c.available() == bare.available());
+    // An over-completion through on_taken is refused and the books stay right.
+    const auto zero = []() noexcept { return sw_ns::time_point{}; };
+    while (c.inflight() != 0) REQUIRE(c.on_taken(1, zero));
+    REQUIRE(c.on_queued(2));
+    {
+        test::contract_probe probe;
+        CHECK_FALSE(c.on_taken(3, zero));
+        CHECK(probe.count() == 1);
+    }
+    CHECK(c.ok());
+    CHECK(c.inflight() == 2);
+}
+
+TEST_CASE("channel over checked<software_limit<>> uses on_taken and keeps the books") {
+    using ring_t = rings::spsc_ring<std::uint64_t, 64>;
+    using pol = qt::checked<qlimits::software_limit<>>;
+    ring_t ring;
+    qlimits::channel<ring_t, pol> ch(ring, pol::config_type{});
+    std::uint64_t v = 0, sum = 0, sent = 0;
+    for (std::uint64_t i = 1; i <= 10'000; ++i) {
+        if (ch.try_send(std::uint64_t{i}) == qlimits::send_status::ok) sent += i;
+        while (ch.try_receive(v)) sum += v;
+    }
+    CHECK(sum == sent);
+    CHECK(ch.policy().ok());
+    CHECK(ch.policy().inflight() == 0);
 }

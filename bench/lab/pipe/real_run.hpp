@@ -328,6 +328,8 @@ inline void report(sim::run_result& r, const measured& m) {
 namespace lab::pipe {
 /// One real run; with `log`, also a capture of it (qlimits/capture/recorder.hpp): the policy
 /// wrapped in qlimits::capturing, the producer marking wanted/sent, the consumer its service.
+/// capturing has no on_taken (a capture records the time of every completion), so a captured
+/// run of `sw-*` reads the clock per completion where an uncaptured one reads it on demand.
 inline measured run_real(const workload& s, const sim::policy_row& row,
                          const sim::param_values& values, const busy_work& work,
                          qlimits::capture_log* log = nullptr) {

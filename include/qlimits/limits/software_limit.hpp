@@ -254,6 +254,7 @@ public:
         c_.resolve_time = ~std::uint64_t{0};
         c_.settle_by = sat_add(t, c_.budget < c_.window ? c_.budget : c_.window);
         c_.published_time = t;
+        c_.last_time = t;
         c_.batch_published_time = t;
         c_.batch_done = 0;
         c_.window_start = t;
@@ -365,7 +366,7 @@ private:
             timed = --c_.until_time_check == 0;
             if (timed) {
                 c_.until_time_check = c_.check_every;
-                t = ticks_of(now());
+                t = c_.last_time = ticks_of(now());
             }
         } else {
             // Completions at the same time are one batch (a consumer that took them at once,
@@ -391,7 +392,7 @@ private:
         }
         if (c_.probe.armed()) {
             if (c_.probe.passed(done)) {
-                if (!timed) t = ticks_of(now());
+                if (!timed) t = c_.last_time = ticks_of(now());
                 timed = true;
                 (void)c_.probe.on_completed(done, t);
                 on_sample(done);
@@ -424,32 +425,39 @@ private:
                     return true;
                 }
             }
-            // A running producer's room is due (every step), or the ring may be empty: when the
-            // producer's count shows it running (within its room) and nothing else is pending
-            // (no woken producer, no recompute), the look needs no time: give room and go on.
-            //  - published_time then stays that of the last timed look, earlier than the real
-            //    gift: the lead sample that reads it (the ring running dry under a held producer)
-            //    overstates ticks only, and the limit takes the smaller of its ticks and units;
-            //  - a backlog is timed (the probe armed) from the next timed look, at most
-            //    check_every takes later, as an over-budget backlog is seen;
-            //  - an empty ring closes no rate sample unless the last empty moment had the
-            //    producer held (then the slow path runs, with the time);
+            // A running producer's room is due (every step), or the completions caught up with
+            // the last reading of its count: when the producer's count shows it running (within
+            // its room) with work still in flight, and nothing else is pending (no woken
+            // producer, no recompute), the look needs no time: give room and go on.
+            //  - the gift is stamped with the latest time read (last_time: at most check_every
+            //    takes old), earlier than the real one. The lead sample that reads it (the ring
+            //    running dry under a held producer) overstates its ticks by at most those takes,
+            //    and the limit takes the smaller of its ticks and units. An empty ring is left
+            //    to the timed slow path: there every take publishes, and a stale time would
+            //    overstate the lead by up to check_every polls (measured: the limit 25-60 %
+            //    higher for a consumer that takes everything at each poll);
+            //  - a backlog with no probe timing it (the last one ended on an empty ring) makes
+            //    the look a timed one that arms it, so an over-budget backlog is cut as promptly
+            //    as before;
             //  - windows and the budget are looked at on the timed takes (and a recompute still
             //    pending after a budget cut makes this look a timed one).
-            if (!timed && !changed && !c_.wake_pending && !c_.inputs_changed) {
+            if (!timed && !changed && !c_.wake_pending && !c_.inputs_changed &&
+                c_.probe.armed()) {
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
                 const bool due = done - c_.published_at >= c_.step;
-                if (static_cast<std::int32_t>(q - c_.adj_pub) <= 0 &&
-                    (q != done || !c_.empty_held) &&
-                    (due || q == done || static_cast<std::int32_t>(done - c_.settle_at) < 0)) {
+                if (q != done && static_cast<std::int32_t>(q - c_.adj_pub) <= 0 &&
+                    (due || static_cast<std::int32_t>(done - c_.settle_at) < 0)) {
                     c_.queued_seen = q;
-                    if (due || q == done) publish(done, c_.limit.load(std::memory_order_relaxed));
-                    if (q == done) c_.empty_done = done;
+                    if (due) {
+                        publish(done, c_.limit.load(std::memory_order_relaxed));
+                        c_.published_time = c_.last_time;
+                    }
                     return true;
                 }
             }
         }
         if (!timed) t = ticks_of(now());
+        c_.last_time = t;
         settle(done, t);
         return true;
     }
@@ -775,6 +783,7 @@ private:
         std::uint64_t batch_published_time = 0; // the gift of room before this time's first
         std::uint32_t batch_done = 0;           // completed count when this time's batch began
         std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
+        std::uint64_t last_time = 0; // the latest time on_taken() read (or on_completed() got)
         std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
         std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
         std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times

@@ -64,12 +64,15 @@ public:
     }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         const bool too_many = n > model_inflight();
-        const bool ok = p_.on_completed(n, now);
-        ++calls_;
-        if (too_many && ok) fail("a completion of more than is in flight was applied");
-        if (ok) completed_ += n;
-        verify(ok);
-        return ok;
+        return completed(n, too_many, p_.on_completed(n, now));
+    }
+    /// One take, the time read only if the policy needs it (forwarded where Policy has it:
+    /// software_limit), so a checked policy in `channel` reads the clock as the policy would.
+    template <class Now>
+        requires accepts_lazy_time<Policy> && std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        const bool too_many = n > model_inflight();
+        return completed(n, too_many, p_.on_taken(n, now));
     }
     void reset(time_point now) noexcept {
         p_.reset(now);
@@ -98,6 +101,13 @@ public:
     void resync() noexcept { sync_model(); }
 
 private:
+    bool completed(std::uint32_t n, bool too_many, bool ok) noexcept {
+        ++calls_;
+        if (too_many && ok) fail("a completion of more than is in flight was applied");
+        if (ok) completed_ += n;
+        verify(ok);
+        return ok;
+    }
     bool queued(std::uint32_t n, bool ok) noexcept {
         ++calls_;
         if (n > max_object && ok) fail("an enqueue above max_object was accepted");
@@ -136,6 +146,7 @@ private:
 };
 
 static_assert(limit_policy<checked<dql<>>>);
+static_assert(!accepts_lazy_time<checked<dql<>>>); // on_taken only where the policy has it
 
 } // namespace testing
 } // namespace v0
