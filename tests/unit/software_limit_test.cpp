@@ -467,7 +467,7 @@ TEST_CASE("software_limit: on_taken gives a running producer room without readin
     }
 }
 
-TEST_CASE("software_limit: on_taken equals on_completed for a consumer that takes all at each poll") {
+TEST_CASE("software_limit: on_taken equals on_completed for a take-all-per-poll consumer") {
     // Every poll (0.5-2 us) takes everything in flight at once, so every take empties the ring;
     // the producer posts every 5-20 ns while it has room and pauses 200x on 3 % of posts. The
     // untimed look must leave empty rings to the timed path: a gift of room recorded with a stale

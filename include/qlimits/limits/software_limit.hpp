@@ -204,11 +204,11 @@ public:
 
     /// Report n units taken by the consumer in one take (one pop, one batch: each call is its
     /// own batch), calling now() only when the time is needed: when the sojourn probe ends, when
-    /// the slow path runs for a held or woken producer, a changed input or an empty ring that
-    /// closes a rate sample (giving room to a running producer needs no time), and on every
-    /// check_every-th call (limit / 8, at least 1: the time is
-    /// read at least eight times while a backlog of `limit` drains, so an over-budget backlog is
-    /// cut within an eighth of its drain; eight is a design choice, not a measured optimum).
+    /// the slow path runs (a held or woken producer, a changed input, an empty ring; giving room
+    /// to a running producer needs no time), and on every check_every-th call (limit / 8, at
+    /// least 1: the time is read at least eight times while a backlog of `limit` drains, so an
+    /// over-budget backlog is cut within an eighth of its drain; eight is a design choice, not
+    /// a measured optimum).
     /// `channel` uses this, so per-item completions do not read the clock per item. Use either
     /// this or on_completed() on one policy, not both (the batch tracking differs). Refused as
     /// on_completed().
@@ -783,7 +783,7 @@ private:
         std::uint64_t batch_published_time = 0; // the gift of room before this time's first
         std::uint32_t batch_done = 0;           // completed count when this time's batch began
         std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
-        std::uint64_t last_time = 0; // the latest time on_taken() read (or on_completed() got)
+        std::uint64_t last_time = 0; // the latest time on_taken() read: stamps its untimed gifts
         std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
         std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
         std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times
