@@ -40,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         qlimits::software_limit_config cfg{};
         cfg.sojourn_budget = std::chrono::microseconds{1 + pick % 64};
         cfg.window = std::chrono::microseconds{50};
+        cfg.learn_wake_cost = (pick & 64) != 0;
         return qt::fuzz_limit_policy<qlimits::software_limit<ns_clock>>(data, size, cfg);
     }
     case 5:

@@ -45,6 +45,8 @@ TEST_CASE("software_limit properties: limit within bounds and checked<> invarian
         c.min_limit = *rc::gen::inRange<std::uint32_t>(1, 5);
         c.max_limit = *rc::gen::inRange<std::uint32_t>(c.min_limit, 600);
         c.sojourn_budget = std::chrono::nanoseconds{*rc::gen::inRange<std::int64_t>(1, 3'000'000)};
+        c.learn_wake_cost = *rc::gen::arbitrary<bool>();
+        c.wake_cost = std::chrono::nanoseconds{*rc::gen::inRange<std::int64_t>(0, 100'000)};
         qlimits::testing::checked<sw> p(c, {});
         bool in_bounds = true;
         (void)test::drive(p, w, [&](const auto& q, std::uint64_t) {

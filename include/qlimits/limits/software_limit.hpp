@@ -27,6 +27,7 @@
 //  - stop frequency: stops x step per unit completed over a window; it does not depend on the
 //    step (a producer that outruns the consumer stops once per step), so step = stop frequency x
 //    wake cost / overhead share is a fixed point, not a ratchet;
+//  - wake cost: the configured prior, or (learn_wake_cost) the smoothed wait of each wake-up;
 //  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once.
 // Nothing grows unless the producer was held back by the limit: lead samples are taken only
 // when room is given to a producer that was over the limit, and starvation counts only then.
@@ -93,8 +94,14 @@ struct software_limit_config {
     /// Prior for the CPU cost of one producer stop -> wake cycle: 2 us, a futex wake-up plus the
     /// context switch it causes on current x86 Linux (1-5 us; lmbench lat_ctx, futex ping-pong
     /// benchmarks). The policy cannot see CPU time; it sees how often the producer stops, and
-    /// sizes the step so that stops x wake_cost stay within the overhead share.
+    /// sizes the step so that stops x wake_cost stay within the overhead share. Used as given
+    /// unless learn_wake_cost is set.
     std::chrono::nanoseconds wake_cost = std::chrono::microseconds{2};
+    /// Learn the stop -> wake cost from the wake-ups seen: the wait from giving a held producer
+    /// room to its next post, smoothed (wake_cost is then the starting value). Off by default:
+    /// the wait is a latency, which the lead already covers, and as the step's price it lost
+    /// more lab cases than it won (docs/software_limit.md, "Learning the wake cost").
+    bool learn_wake_cost = false;
     /// Cost per cache-line transfer between the producer's and the consumer's core: 100 ns, the
     /// order of cross-core cache-to-cache latency on x86 servers (core-to-core latency
     /// measurements, 50-150 ns). The cache floor applies while this is more than the overhead
@@ -134,6 +141,7 @@ struct software_limit_stats {
     double drain_rate_per_s;     ///< estimated units drained per second while backlogged
     double sojourn_last_ns;      ///< last sojourn sample (ns)
     double stop_frequency;       ///< stops x step per unit completed, last window
+    double wake_cost_ns;         ///< the stop -> wake cost in force (the prior, then learned)
     std::uint64_t sojourn_samples; ///< sojourn samples taken
     std::uint64_t stops;         ///< times room was given to a producer over the limit
     std::uint64_t starvations;   ///< times the ring ran dry while the producer was held back
@@ -161,6 +169,7 @@ public:
         // At most 2^62 ticks (146 years in nanoseconds): time + budget stays below 2^64.
         c_.budget = std::min(ticks_of_ns(use.sojourn_budget, 1), std::uint64_t{1} << 62);
         c_.wake_cost = ticks_of_ns(use.wake_cost, 0);
+        c_.learn_wake = use.learn_wake_cost;
         c_.line_cost = ticks_of_ns(use.line_transfer_cost, 0);
         c_.share = static_cast<double>(use.overhead_share_pct) / 100.0;
         c_.window = ticks_of_ns(use.window, 1);
@@ -262,6 +271,8 @@ public:
         c_.window_completed = 0;
         c_.window_stop_steps = 0;
         c_.stop_freq = 0;
+        c_.wake_est = static_cast<double>(c_.wake_cost);
+        c_.wake_est_seen.store(c_.wake_est * ns_per_tick(), std::memory_order_relaxed);
         c_.stops.store(0, std::memory_order_relaxed);
         c_.starvations.store(0, std::memory_order_relaxed);
         c_.budget_cuts.store(0, std::memory_order_relaxed);
@@ -303,6 +314,7 @@ public:
                 static_cast<double>(c_.sojourn_last.load(std::memory_order_relaxed)) *
                 ns_per_tick(),
             .stop_frequency = c_.stop_freq_seen.load(std::memory_order_relaxed),
+            .wake_cost_ns = c_.wake_est_seen.load(std::memory_order_relaxed),
             .sojourn_samples = c_.samples.load(std::memory_order_relaxed),
             .stops = c_.stops.load(std::memory_order_relaxed),
             .starvations = c_.starvations.load(std::memory_order_relaxed),
@@ -482,6 +494,34 @@ private:
         c_.inputs_changed = true;
     }
 
+    // A stop -> wake cycle ended after `ticks` (or `units` completed meanwhile): the time the
+    // producer took from being given room to posting again. The policy sees no CPU time; this
+    // wait is what it can see of a wake-up's cost: the waker's system call, the scheduler
+    // switching the producer in and its return from the wait all lie inside it (a producer
+    // that spins instead of sleeping shows a wait near zero, and costs near nothing to wake).
+    // The estimate starts at the configured prior and moves 1/8 of the way to each sample,
+    // the gain of TCP's smoothed round-trip time (RFC 6298): a wake-up happens thousands of
+    // times a second, so it follows a change within a few dozen wake-ups and one preempted
+    // producer moves it by an eighth. Samples count at most one budget: a wait longer than an
+    // item may wait is a scheduler pause, and no step could make up for it.
+    void wake_sample(std::uint64_t ticks, std::uint32_t units) noexcept {
+        if (!c_.learn_wake) return;
+        if (static_cast<std::int64_t>(ticks) < 0) ticks = 0; // a clock that went backwards
+        double x = static_cast<double>(ticks);
+        // The smaller of ticks and units at the planning rate, as for the lead (ticks counted
+        // from a look that did not read the time overstate the wait; units = 0: not counted).
+        if (const std::uint64_t r = planning_rate(); r != 0 && units != 0) {
+            const double one = static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+            const double by_units = static_cast<double>(units) * one / static_cast<double>(r);
+            if (by_units < x) x = by_units;
+        }
+        const double cap = static_cast<double>(c_.budget);
+        if (x > cap) x = cap;
+        c_.wake_est += (x - c_.wake_est) / 8.0;
+        if (c_.wake_est < 1e-9) c_.wake_est = 0; // a decay to zero stays out of denormals
+        c_.wake_est_seen.store(c_.wake_est * ns_per_tick(), std::memory_order_relaxed);
+    }
+
     // The probe finished: the backlog seen at arming took `sojourn` ticks to drain.
     void on_sample(std::uint32_t done) noexcept {
         const sojourn_sample& smp = c_.probe.last();
@@ -559,13 +599,16 @@ private:
                 // ran dry meanwhile: then all of it (the consumer idled, the lead was short).
                 if (c_.wake_starved) {
                     lead_sample(t - c_.wake_time, done - c_.wake_done);
+                    wake_sample(t - c_.wake_time, 0); // the consumer idled: units undercount
                 } else {
                     // In units only those completed before that last look: units reported at
                     // once (a batch taken together) say nothing about when the post came.
                     const std::uint64_t lo = c_.wake_checked - c_.wake_time;
-                    lead_sample(lo + (t - c_.wake_checked) / 2,
-                                c_.wake_checked_done - c_.wake_done +
-                                    (done - c_.wake_checked_done) / 2);
+                    const std::uint64_t ticks = lo + (t - c_.wake_checked) / 2;
+                    const std::uint32_t units =
+                        c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
+                    lead_sample(ticks, units);
+                    wake_sample(ticks, units);
                     // Completions still to come at this same time belong to this look (a batch
                     // reported item by item): on_completed() extends the sample with them.
                     c_.resolve_time = t;
@@ -730,7 +773,7 @@ private:
             lead_units = static_cast<double>(lead_counted);
         // Units of consumer work one wake-up costs, times the stops per unit (x step).
         const double want =
-            c_.stop_freq * static_cast<double>(c_.wake_cost) * per_tick / c_.share;
+            c_.stop_freq * c_.wake_est * per_tick / c_.share;
         std::uint64_t step = want < 1.0 ? 1 : static_cast<std::uint64_t>(std::ceil(want));
         if (step > cap) step = cap;
         // Room is given when `step` units have completed since the producer stopped at limit + 1,
@@ -808,11 +851,14 @@ private:
         std::uint32_t min_limit = 1, max_limit = 1, cache_floor = 0;
         std::uint64_t budget = 1, wake_cost = 0, line_cost = 0, window = 1;
         double share = 0.1;
+        bool learn_wake = false;
+        double wake_est = 0; // the stop -> wake cost in force (ticks): the prior, then learned
         // Read by stats() from any thread.
         std::atomic<std::uint32_t> limit{0}, lead{0}, step_seen{1}, floor{0}, cap{0};
         std::atomic<std::uint64_t> rate_fp{0}, sojourn_last{0}, samples{0};
         std::atomic<double> stop_freq_seen{0};
         std::atomic<std::uint64_t> stops{0}, starvations{0}, budget_cuts{0};
+        std::atomic<double> wake_est_seen{0};
     };
 
     producer_line p_;
