@@ -4,6 +4,7 @@
 # thread-ring (flood and bursts), each case with none, dql, sw and fixed-1..256. Prints one
 # line per sw row (scripts/sw_targets.py) and the count of sw-item/sw rows that miss a target.
 # usage: scripts/sw_sweep.sh [LAB] [OUTDIR]    (LAB default build/bench/qlimits-lab)
+# Extra lab arguments for every run from LAB_ARGS, e.g. LAB_ARGS=--learn-wake=1.
 set -euo pipefail
 lab=${1:-build/bench/qlimits-lab}
 out=${2:-sw-sweep}
@@ -11,6 +12,8 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 fixed=1,2,4,8,16,32,64,128,256
 common=(--duration-ms=1000 --warmup-ms=200 --policy=none,dql,sw,fixed --fixed-limit=$fixed)
+# shellcheck disable=SC2206 # word splitting of LAB_ARGS is wanted
+common+=(${LAB_ARGS:-})
 i=0
 # veth-bql: ring, consumer cost per packet, producer wake latency, consumer wake, poll budget.
 for spec in "64 50 0 0 8" "4096 200000 50000 50000 256" "1024 2000 10000 5000 32" \

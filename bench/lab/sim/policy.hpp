@@ -125,11 +125,18 @@ inline std::unique_ptr<sim_policy> make_fixed(std::uint32_t limit) {
 /// budgets and sojourn samples are microseconds, which a 1 ms tick could not see).
 using sim_software = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
 
-/// qlimits::software_limit with its defaults, except the sojourn budget (--sojourn-us).
-inline std::unique_ptr<sim_policy> make_software(double sojourn_us) {
+/// qlimits::software_limit with its defaults, except the sojourn budget (--sojourn-us), the
+/// wake cost's prior and learning (--wake-cost-ns, --learn-wake) and the overhead share
+/// (--overhead-share-pct).
+inline std::unique_ptr<sim_policy> make_software(double sojourn_us, double wake_cost_ns = 2000,
+                                                 bool learn_wake = false,
+                                                 double overhead_share_pct = 10) {
     qlimits::software_limit_config cfg{};
     cfg.sojourn_budget =
         std::chrono::nanoseconds{static_cast<std::int64_t>(std::llround(sojourn_us * 1000.0))};
+    cfg.wake_cost = std::chrono::nanoseconds{static_cast<std::int64_t>(std::llround(wake_cost_ns))};
+    cfg.learn_wake_cost = learn_wake;
+    cfg.overhead_share_pct = static_cast<std::uint32_t>(overhead_share_pct);
     return std::make_unique<library_policy<sim_software>>(cfg);
 }
 

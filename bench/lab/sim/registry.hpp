@@ -98,8 +98,21 @@ inline const std::vector<policy_entry>& registry() {
                      true, "",
                      {{"sojourn-us", "100", 1, 1e7, false, false, {}, "us",
                        "software_limit_config::sojourn_budget default, veth BQL v7 tx-usecs 100 "
-                       "us (docs/software_limit.md)"}},
-                     [](const policy_args& a) { return make_software(a.get("sojourn-us")); }});
+                       "us (docs/software_limit.md)"},
+                      {"wake-cost-ns", "2000", 0, 1e9, false, false, {}, "ns",
+                       "software_limit_config::wake_cost default (the prior), a futex wake plus "
+                       "a context switch (docs/software_limit.md)"},
+                      {"learn-wake", "0", 0, 1, true, false, {}, "bool",
+                       "software_limit_config::learn_wake_cost default: off "
+                       "(docs/software_limit.md, \"Learning the wake cost\")"},
+                      {"overhead-share-pct", "10", 1, 100, true, false, {}, "%",
+                       "software_limit_config::overhead_share_pct default, a design choice "
+                       "(docs/software_limit.md, \"The cost model\")"}},
+                     [](const policy_args& a) {
+                         return make_software(a.get("sojourn-us"), a.get("wake-cost-ns"),
+                                              a.get("learn-wake") != 0,
+                                              a.get("overhead-share-pct"));
+                     }});
         add_peer_entries<policy_entry, policy_args>(e);
         return e;
     }();
