@@ -185,7 +185,11 @@ TEST_CASE("software_limit: a fast producer gets room in steps (one stop moves ma
 TEST_CASE("software_limit: the wake cost is learned from the producer's wake-up waits") {
     // Producer 50 ns per item, consumer 500 ns: the producer stops every cycle, so every cycle
     // is a sample of how long it takes to post again once given room.
-    const auto run = [](std::uint64_t wake_ns, bool learn, std::uint32_t& step,
+    struct run_result {
+        double cost_ns;
+        std::uint32_t step;
+    };
+    const auto run = [](std::uint64_t wake_ns, bool learn, std::uint64_t prior_ns,
                         bool lazy = false) {
         test::workload w;
         w.lazy_time = lazy;
@@ -194,36 +198,40 @@ TEST_CASE("software_limit: the wake cost is learned from the producer's wake-up 
         w.wake_ns = wake_ns;
         qlimits::software_limit_config cfg{};
         cfg.learn_wake_cost = learn;
+        cfg.wake_cost = std::chrono::nanoseconds{prior_ns};
         sw p(cfg, at(0));
-        CHECK(p.stats().wake_cost_ns == doctest::Approx(2000)); // the prior, before any sample
-        step = 0;
+        CHECK(p.stats().wake_cost_ns == doctest::Approx(static_cast<double>(prior_ns)));
+        run_result r{0, 0};
         (void)test::drive(p, w, [&](const sw& q, std::uint64_t t) {
-            if (t >= w.duration_ns / 2) step = std::max(step, q.stats().step);
+            if (t >= w.duration_ns / 2) r.step = std::max(r.step, q.stats().step);
         });
         CHECK(p.stats().stops > 100);
-        return p.stats().wake_cost_ns;
+        r.cost_ns = p.stats().wake_cost_ns;
+        return r;
     };
-    std::uint32_t step_slow = 0, step_fast = 0, step_slow_prior = 0, step_fast_prior = 0;
-    const double slow = run(20'000, true, step_slow); // a producer that sleeps deeply
-    const double fast = run(0, true, step_fast);      // one that spins: waking it is free
-    // The wait is the wake latency plus the producer's next item (and, where the ring ran dry
-    // meanwhile, the consumer's own wake-up, 2 us here), seen at completion times.
-    CHECK(slow > 18'000);
-    CHECK(slow < 25'000);
-    CHECK(fast < 1'000);
+    // A producer that sleeps deeply: the wait is the wake latency plus the producer's next item
+    // (and, where the ring ran dry meanwhile, the consumer's own wake-up, 2 us here), seen at
+    // completion times; the step grows with it.
+    const run_result slow = run(20'000, true, 2000);
+    CHECK(slow.cost_ns > 18'000);
+    CHECK(slow.cost_ns < 25'000);
+    const run_result slow_prior = run(20'000, false, 2000);
+    CHECK(slow_prior.cost_ns == doctest::Approx(2000)); // not learning: the prior stays
+    CHECK(slow.step > slow_prior.step);
     // The same through on_taken() (the time read only when needed).
-    std::uint32_t step_lazy = 0;
-    const double slow_lazy = run(20'000, true, step_lazy, true);
-    CHECK(slow_lazy > 18'000);
-    CHECK(slow_lazy < 25'000);
-    CHECK(run(0, true, step_lazy, true) < 1'000);
-    // Not learning: the prior stays.
-    CHECK(run(20'000, false, step_slow_prior) == doctest::Approx(2000));
-    CHECK(run(0, false, step_fast_prior) == doctest::Approx(2000));
-    // The step follows the cost: bigger where wake-ups cost more than the prior, smaller where
-    // they cost less.
-    CHECK(step_slow > step_slow_prior);
-    CHECK(step_fast < step_fast_prior);
+    const run_result slow_lazy = run(20'000, true, 2000, true);
+    CHECK(slow_lazy.cost_ns > 18'000);
+    CHECK(slow_lazy.cost_ns < 25'000);
+    // A producer that posts at once (it spins): the prior is a floor, and the policy behaves
+    // as without learning...
+    const run_result floored = run(0, true, 2000);
+    CHECK(floored.cost_ns == doctest::Approx(2000));
+    CHECK(floored.step == run(0, false, 2000).step);
+    // ... unless it is 0: then the cost falls with the waits, and the step with it.
+    const run_result fast = run(0, true, 0);
+    CHECK(fast.cost_ns < 1'000);
+    CHECK(run(0, true, 0, true).cost_ns < 1'000);
+    CHECK(fast.step < run(0, false, 2000).step);
 }
 
 TEST_CASE("software_limit: no growth while the producer is the bottleneck") {

@@ -27,7 +27,8 @@
 //  - stop frequency: stops x step per unit completed over a window; it does not depend on the
 //    step (a producer that outruns the consumer stops once per step), so step = stop frequency x
 //    wake cost / overhead share is a fixed point, not a ratchet;
-//  - wake cost: the configured prior, or (learn_wake_cost) the smoothed wait of each wake-up;
+//  - wake cost: the configured prior, or (learn_wake_cost) the smoothed wait of each wake-up
+//    where that is larger;
 //  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once.
 // Nothing grows unless the producer was held back by the limit: lead samples are taken only
 // when room is given to a producer that was over the limit, and starvation counts only then.
@@ -94,13 +95,14 @@ struct software_limit_config {
     /// Prior for the CPU cost of one producer stop -> wake cycle: 2 us, a futex wake-up plus the
     /// context switch it causes on current x86 Linux (1-5 us; lmbench lat_ctx, futex ping-pong
     /// benchmarks). The policy cannot see CPU time; it sees how often the producer stops, and
-    /// sizes the step so that stops x wake_cost stay within the overhead share. Used as given
-    /// unless learn_wake_cost is set.
+    /// sizes the step so that stops x wake_cost stay within the overhead share. With
+    /// learn_wake_cost, the floor under the learned cost.
     std::chrono::nanoseconds wake_cost = std::chrono::microseconds{2};
     /// Learn the stop -> wake cost from the wake-ups seen: the wait from giving a held producer
-    /// room to its next post, smoothed (wake_cost is then the starting value). Off by default:
-    /// the wait is a latency, which the lead already covers, and as the step's price it lost
-    /// more lab cases than it won (docs/software_limit.md, "Learning the wake cost").
+    /// room to its next post, smoothed; wake_cost is then a floor (set it to 0 to let the cost
+    /// fall below it too, e.g. for a producer that spins). Off by default: on real threads it
+    /// lifted throughput, in the lab it met fewer cases than the prior alone
+    /// (docs/software_limit.md, "Learning the wake cost").
     bool learn_wake_cost = false;
     /// Cost per cache-line transfer between the producer's and the consumer's core: 100 ns, the
     /// order of cross-core cache-to-cache latency on x86 servers (core-to-core latency
@@ -499,6 +501,7 @@ private:
     // wait is what it can see of a wake-up's cost: the waker's system call, the scheduler
     // switching the producer in and its return from the wait all lie inside it (a producer
     // that spins instead of sleeping shows a wait near zero, and costs near nothing to wake).
+    // The cost in force is the larger of this estimate and the prior (wake_cost_in_force()).
     // The estimate starts at the configured prior and moves 1/8 of the way to each sample,
     // the gain of TCP's smoothed round-trip time (RFC 6298): a wake-up happens thousands of
     // times a second, so it follows a change within a few dozen wake-ups and one preempted
@@ -519,7 +522,13 @@ private:
         if (x > cap) x = cap;
         c_.wake_est += (x - c_.wake_est) / 8.0;
         if (c_.wake_est < 1e-9) c_.wake_est = 0; // a decay to zero stays out of denormals
-        c_.wake_est_seen.store(c_.wake_est * ns_per_tick(), std::memory_order_relaxed);
+        c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
+    }
+    // The prior is a floor: learning only raises the cost (a prior of 0 learns freely). Without
+    // learning wake_est stays at the prior.
+    [[nodiscard]] double wake_cost_in_force() const noexcept {
+        const double prior = static_cast<double>(c_.wake_cost);
+        return c_.wake_est > prior ? c_.wake_est : prior;
     }
 
     // The probe finished: the backlog seen at arming took `sojourn` ticks to drain.
@@ -773,7 +782,7 @@ private:
             lead_units = static_cast<double>(lead_counted);
         // Units of consumer work one wake-up costs, times the stops per unit (x step).
         const double want =
-            c_.stop_freq * c_.wake_est * per_tick / c_.share;
+            c_.stop_freq * wake_cost_in_force() * per_tick / c_.share;
         std::uint64_t step = want < 1.0 ? 1 : static_cast<std::uint64_t>(std::ceil(want));
         if (step > cap) step = cap;
         // Room is given when `step` units have completed since the producer stopped at limit + 1,
