@@ -7,12 +7,11 @@ checked only there could be tuned to it. This draws N cases from the ranges issu
 bursty producers), seeded, so two settings can be compared on the same fresh draw, and reports
 how many sw rows meet T6 and T9 (scripts/sw_targets.py).
 
-usage: sw_random_grid.py LAB OUTDIR [--n N] [--seed S] [-- EXTRA LAB ARGS...]
+usage: sw_random_grid.py LAB OUTDIR [--n=N] [--seed=S] [-- EXTRA LAB ARGS...]
 """
 import math
 import os
 import random
-import re
 import subprocess
 import sys
 
@@ -46,45 +45,45 @@ def cases(n, seed):
 
 
 def main():
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("lab", help="the qlimits-lab binary")
+    ap.add_argument("out", help="directory for one JSON result per case")
+    ap.add_argument("--n", type=int, default=20, help="cases to draw (default 20)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the draw (default 1)")
     argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, extra = argv[:k], argv[k + 1:]
-    if len(argv) < 2:
-        sys.exit(__doc__)
-    lab, out = argv[0], argv[1]
-    n, seed = 20, 1
-    for a in argv[2:]:
-        if a.startswith("--n="):
-            n = int(a[4:])
-        elif a.startswith("--seed="):
-            seed = int(a[7:])
-    os.makedirs(out, exist_ok=True)
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    args = ap.parse_args(argv)  # unknown options are an error
+    args.extra = extra  # arguments after -- go to every lab run
+    os.makedirs(args.out, exist_ok=True)
     fixed = "1,2,4,8,16,32,64,128,256"
     paths = []
-    for i, args in cases(n, seed):
-        path = os.path.join(out, f"case_{i}.json")
-        cmd = [lab, "run", *args, "--duration-ms=1000", "--warmup-ms=200",
-               "--policy=none,dql,sw,fixed", f"--fixed-limit={fixed}", "--json", path, *extra]
+    for i, case in cases(args.n, args.seed):
+        path = os.path.join(args.out, f"case_{i}.json")
+        if os.path.exists(path):
+            os.remove(path)  # never read a stale result of an earlier draw
+        cmd = [args.lab, "run", *case, "--duration-ms=1000", "--warmup-ms=200",
+               "--policy=none,dql,sw,fixed", f"--fixed-limit={fixed}", "--json", path,
+               *args.extra]
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # The lab exits non-zero when a self-check fails on a short run (sw_sweep.sh keeps
+        # those rows too); a missing result is an error.
         if not os.path.exists(path):
-            sys.exit(f"case {i} failed: {' '.join(cmd)}\n{r.stderr}")
+            sys.exit(f"case {i} failed (exit {r.returncode}): {' '.join(cmd)}\n{r.stderr}")
         paths.append(path)
-        print(f"case {i}: {' '.join(args)}", flush=True)
+        print(f"case {i}: {' '.join(case)}", flush=True)
     here = os.path.dirname(os.path.abspath(__file__))
     t = subprocess.run([sys.executable, os.path.join(here, "sw_targets.py"), *paths],
                        stdout=subprocess.PIPE, text=True)
-    rows = [l for l in t.stdout.splitlines() if re.search(r"\bsw-(item|batch)\b", l) and "T6" in l]
-    t6 = sum("T6 ok" in l for l in rows)
-    t9 = sum("T9 ok" in l for l in rows)
-    both = sum("T6 ok" in l and "T9 ok" in l for l in rows)
     print(t.stdout, end="")
-    print(f"sw-item/sw-batch rows: {len(rows)}; T6 met {t6}, T9 met {t9}, both {both}")
     budget = 100.0  # software_limit_config::sojourn_budget default, us
-    for a in extra:
+    for a in args.extra:
         if a.startswith("--sojourn-us="):
             budget = float(a.split("=", 1)[1])
+    print("sw-item/sw-batch rows by cause (a row no fixed limit can match counts as met when sw "
+          "reaches 0.97x none; sw_targets.py above counts it as a miss):")
     for kind, count in sorted(classify(paths, budget).items()):
         print(f"{count:4d}  {kind}")
 
@@ -98,7 +97,7 @@ def classify(paths, budget_us):
 
     def m(r, k):
         v = r["metrics"].get(k)
-        return None if v is None else float(v)
+        return float("nan") if v is None else float(v)  # a missing metric compares false
 
     def cpu(r):
         return m(r, "producer_cpu_ns_per_item") + m(r, "consumer_cpu_ns_per_item")
@@ -127,9 +126,11 @@ def classify(paths, budget_us):
                 ref_soj = m(ref, "sojourn_p99_us") if ref else None
                 if tp >= 0.97 and (ref is None or soj <= 1.5 * ref_soj):
                     kind = "T6 met"
+                elif tp < 0.97 and ref is None:
+                    kind = "T6 throughput miss; no fixed limit up to 256 reaches 0.97x none"
                 elif tp < 0.97:
                     kind = ("T6 throughput miss; the reference's sojourn is beyond the budget"
-                            if ref is None or ref_soj > budget_us else
+                            if ref_soj > budget_us else
                             "T6 throughput miss; the reference is within the budget")
                 else:
                     kind = ("T6 sojourn miss; the reference breaks T9's CPU bound"

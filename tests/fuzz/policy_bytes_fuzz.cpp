@@ -41,6 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         cfg.sojourn_budget = std::chrono::microseconds{1 + pick % 64};
         cfg.window = std::chrono::microseconds{50};
         cfg.learn_wake_cost = (pick & 64) != 0;
+        if ((pick & 128) != 0) cfg.wake_cost = std::chrono::nanoseconds{0}; // learn below 2 us
         return qt::fuzz_limit_policy<qlimits::software_limit<ns_clock>>(data, size, cfg);
     }
     case 5:

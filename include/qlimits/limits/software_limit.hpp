@@ -496,24 +496,26 @@ private:
         c_.inputs_changed = true;
     }
 
-    // A stop -> wake cycle ended after `ticks` (or `units` completed meanwhile): the time the
-    // producer took from being given room to posting again. The policy sees no CPU time; this
-    // wait is what it can see of a wake-up's cost: the waker's system call, the scheduler
-    // switching the producer in and its return from the wait all lie inside it (a producer
-    // that spins instead of sleeping shows a wait near zero, and costs near nothing to wake).
+    // A stop -> wake cycle ended after `ticks` (or `units` completed meanwhile, if `counted`):
+    // the time the producer took from being given room to posting again, resolved to about one
+    // completion interval. The policy sees no CPU time; this wait is what it can see of a
+    // wake-up's cost: the waker's system call, the scheduler switching the producer in and its
+    // return from the wait all lie inside it (a producer that spins instead of sleeping shows
+    // a wait shorter than one completion interval). Where the ring ran dry before the post was
+    // seen, the wait also holds the consumer's own wake-up: an overestimate, counted as such.
     // The cost in force is the larger of this estimate and the prior (wake_cost_in_force()).
     // The estimate starts at the configured prior and moves 1/8 of the way to each sample,
     // the gain of TCP's smoothed round-trip time (RFC 6298): a wake-up happens thousands of
     // times a second, so it follows a change within a few dozen wake-ups and one preempted
     // producer moves it by an eighth. Samples count at most one budget: a wait longer than an
     // item may wait is a scheduler pause, and no step could make up for it.
-    void wake_sample(std::uint64_t ticks, std::uint32_t units) noexcept {
+    void wake_sample(std::uint64_t ticks, std::uint32_t units, bool counted) noexcept {
         if (!c_.learn_wake) return;
         if (static_cast<std::int64_t>(ticks) < 0) ticks = 0; // a clock that went backwards
         double x = static_cast<double>(ticks);
         // The smaller of ticks and units at the planning rate, as for the lead (ticks counted
-        // from a look that did not read the time overstate the wait; units = 0: not counted).
-        if (const std::uint64_t r = planning_rate(); r != 0 && units != 0) {
+        // from a look that did not read the time overstate the wait).
+        if (const std::uint64_t r = planning_rate(); r != 0 && counted) {
             const double one = static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
             const double by_units = static_cast<double>(units) * one / static_cast<double>(r);
             if (by_units < x) x = by_units;
@@ -608,16 +610,20 @@ private:
                 // ran dry meanwhile: then all of it (the consumer idled, the lead was short).
                 if (c_.wake_starved) {
                     lead_sample(t - c_.wake_time, done - c_.wake_done);
-                    wake_sample(t - c_.wake_time, 0); // the consumer idled: units undercount
+                    // The consumer idled meanwhile: the units completed undercount the wait.
+                    wake_sample(t - c_.wake_time, 0, false);
                 } else {
                     // In units only those completed before that last look: units reported at
                     // once (a batch taken together) say nothing about when the post came.
-                    const std::uint64_t lo = c_.wake_checked - c_.wake_time;
-                    const std::uint64_t ticks = lo + (t - c_.wake_checked) / 2;
+                    // Signed: a clock that went backwards gives a negative sample (taken as 0
+                    // by both samplers), not a halved wrap-around.
+                    const auto lo = static_cast<std::int64_t>(c_.wake_checked - c_.wake_time);
+                    const auto since = static_cast<std::int64_t>(t - c_.wake_checked);
+                    const auto ticks = static_cast<std::uint64_t>(lo + since / 2);
                     const std::uint32_t units =
                         c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
                     lead_sample(ticks, units);
-                    wake_sample(ticks, units);
+                    wake_sample(ticks, units, true);
                     // Completions still to come at this same time belong to this look (a batch
                     // reported item by item): on_completed() extends the sample with them.
                     c_.resolve_time = t;
@@ -783,8 +789,12 @@ private:
         // Units of consumer work one wake-up costs, times the stops per unit (x step).
         const double want =
             c_.stop_freq * wake_cost_in_force() * per_tick / c_.share;
-        std::uint64_t step = want < 1.0 ? 1 : static_cast<std::uint64_t>(std::ceil(want));
-        if (step > cap) step = cap;
+        // Compared before the cast: a huge wake cost makes `want` exceed any integer.
+        std::uint64_t step = cap;
+        if (want < 1.0)
+            step = 1;
+        else if (want < static_cast<double>(cap))
+            step = static_cast<std::uint64_t>(std::ceil(want));
         // Room is given when `step` units have completed since the producer stopped at limit + 1,
         // or more when completions come in bigger batches: limit + 1 - max(step, batch) are then
         // in flight, and must outlast the wake-up (the lead) by at most the item in service, so
@@ -861,7 +871,7 @@ private:
         std::uint64_t budget = 1, wake_cost = 0, line_cost = 0, window = 1;
         double share = 0.1;
         bool learn_wake = false;
-        double wake_est = 0; // the stop -> wake cost in force (ticks): the prior, then learned
+        double wake_est = 0; // learned stop -> wake cost (ticks), from the prior; may sit below it
         // Read by stats() from any thread.
         std::atomic<std::uint32_t> limit{0}, lead{0}, step_seen{1}, floor{0}, cap{0};
         std::atomic<std::uint64_t> rate_fp{0}, sojourn_last{0}, samples{0};
