@@ -143,7 +143,7 @@ struct software_limit_stats {
     double drain_rate_per_s;     ///< estimated units drained per second while backlogged
     double sojourn_last_ns;      ///< last sojourn sample (ns)
     double stop_frequency;       ///< stops x step per unit completed, last window
-    double wake_cost_ns;         ///< the stop -> wake cost in force (the prior, then learned)
+    double wake_cost_ns;         ///< stop -> wake cost in force: max(prior, learned estimate)
     std::uint64_t sojourn_samples; ///< sojourn samples taken
     std::uint64_t stops;         ///< times room was given to a producer over the limit
     std::uint64_t starvations;   ///< times the ring ran dry while the producer was held back
