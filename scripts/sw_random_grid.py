@@ -93,50 +93,37 @@ def classify(paths, budget_us):
     fixed limit reaching 0.97x none's throughput) itself breaks T9's CPU bound, or needs a
     sojourn p99 beyond the policy's budget, is a conflict between targets, not a failure of
     the estimate alone."""
-    import json
-
-    def m(r, k):
-        v = r["metrics"].get(k)
-        return float("nan") if v is None else float(v)  # a missing metric compares false
-
-    def cpu(r):
-        return m(r, "producer_cpu_ns_per_item") + m(r, "consumer_cpu_ns_per_item")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from sw_targets import cases_of, cpu, metric, t6_reference
 
     out = {}
-    for p in paths:
-        with open(p) as f:
-            rows = json.load(f)
-        cases = {}
-        for r in rows:
-            cases.setdefault(r["case"], []).append(r)
-        for rs in cases.values():
-            by = {r["policy"]: r for r in rs}
-            none = by.get("none")
-            if none is None:
+    for by in cases_of(paths).values():
+        none = by.get("none")
+        if none is None:
+            continue
+        tp0 = metric(none, "throughput_pps")
+        ref = t6_reference(by, tp0)
+        ref = ref[1] if ref else None
+        for name, r in by.items():
+            if name not in ("sw-item", "sw-batch"):
                 continue
-            tp0, cpu0 = m(none, "throughput_pps"), cpu(none)
-            fixed = sorted((int(n.split("-")[1]), r) for n, r in by.items()
-                           if n.startswith("fixed-") and n.split("-")[1].isdigit())
-            ref = next((r for _, r in fixed if m(r, "throughput_pps") >= 0.97 * tp0), None)
-            for name, r in by.items():
-                if name not in ("sw-item", "sw-batch"):
-                    continue
-                tp = m(r, "throughput_pps") / tp0
-                soj = m(r, "sojourn_p99_us")
-                ref_soj = m(ref, "sojourn_p99_us") if ref else None
-                if tp >= 0.97 and (ref is None or soj <= 1.5 * ref_soj):
-                    kind = "T6 met"
-                elif tp < 0.97 and ref is None:
-                    kind = "T6 throughput miss; no fixed limit up to 256 reaches 0.97x none"
-                elif tp < 0.97:
-                    kind = ("T6 throughput miss; the reference's sojourn is beyond the budget"
-                            if ref_soj > budget_us else
-                            "T6 throughput miss; the reference is within the budget")
-                else:
-                    kind = ("T6 sojourn miss; the reference breaks T9's CPU bound"
-                            if cpu(ref) > 1.1 * cpu0 else
-                            "T6 sojourn miss; the reference meets T9")
-                out[kind] = out.get(kind, 0) + 1
+            tp = metric(r, "throughput_pps") / tp0
+            soj = metric(r, "sojourn_p99_us")
+            ref_soj = metric(ref, "sojourn_p99_us") if ref else None
+            if tp >= 0.97 and (ref is None or soj <= 1.5 * ref_soj):
+                kind = "T6 met"
+            elif tp < 0.97 and ref is None:
+                kind = "T6 throughput miss; no fixed limit up to 256 reaches 0.97x none"
+            elif tp < 0.97:
+                kind = ("T6 throughput miss; the reference's sojourn is beyond the budget"
+                        if ref_soj > budget_us else
+                        "T6 throughput miss; the reference is within the budget")
+            else:
+                c_ref, c0 = cpu(ref), cpu(none)
+                breaks_t9 = c_ref is not None and c0 is not None and c_ref > 1.1 * c0
+                kind = ("T6 sojourn miss; the reference breaks T9's CPU bound" if breaks_t9 else
+                        "T6 sojourn miss; the reference meets T9")
+            out[kind] = out.get(kind, 0) + 1
     return out
 
 

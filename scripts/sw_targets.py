@@ -17,28 +17,38 @@ def metric(r, k):
     return None if v is None else float(v)
 
 
-def main(paths):
+def cpu(r):
+    """Producer plus consumer CPU ns per item (None if either is missing)."""
+    a, b = metric(r, "producer_cpu_ns_per_item"), metric(r, "consumer_cpu_ns_per_item")
+    return None if a is None or b is None else a + b
+
+
+def cases_of(paths):
+    """Rows grouped by case: {(scenario, case, path): {policy: row}}."""
     cases = {}
     for p in paths:
         with open(p) as f:
             for r in json.load(f):  # a case is one file's scenario and case label
-                cases.setdefault((r["scenario"], r["case"], p), []).append(r)
+                cases.setdefault((r["scenario"], r["case"], p), {})[r["policy"]] = r
+    return cases
+
+
+def t6_reference(by, tp0):
+    """T6's reference: (N, row) of the smallest fixed-N reaching 0.97x none's throughput."""
+    fixed = sorted((int(n.split("-")[1]), r) for n, r in by.items()
+                   if n.startswith("fixed-") and n.split("-")[1].isdigit())
+    return next(((n, r) for n, r in fixed if metric(r, "throughput_pps") >= 0.97 * tp0), None)
+
+
+def main(paths):
     failures = 0
-    for (scen, case, path), rs in cases.items():
-        by = {r["policy"]: r for r in rs}
+    for (scen, case, path), by in cases_of(paths).items():
         none = by.get("none")
         if none is None:
             continue
         tp0 = metric(none, "throughput_pps")
-        fixed = sorted((int(n.split("-")[1]), r) for n, r in by.items()
-                       if n.startswith("fixed-") and n.split("-")[1].isdigit())
-        ref = next(((n, r) for n, r in fixed if metric(r, "throughput_pps") >= 0.97 * tp0), None)
+        ref = t6_reference(by, tp0)
         ref_soj = metric(ref[1], "sojourn_p99_us") if ref else None
-
-        def cpu(r):
-            a, b = metric(r, "producer_cpu_ns_per_item"), metric(r, "consumer_cpu_ns_per_item")
-            return None if a is None or b is None else a + b
-
         dql = by.get("dql-item") or by.get("dql")
         for name, r in sorted(by.items()):
             if not name.startswith("sw"):

@@ -128,9 +128,8 @@ using sim_software = qlimits::software_limit<qlimits::manual_clock<std::chrono::
 /// qlimits::software_limit with its defaults, except the sojourn budget (--sojourn-us), the
 /// wake cost's prior and learning (--wake-cost-ns, --learn-wake) and the overhead share
 /// (--overhead-share-pct).
-inline std::unique_ptr<sim_policy> make_software(double sojourn_us, double wake_cost_ns = 2000,
-                                                 bool learn_wake = false,
-                                                 double overhead_share_pct = 10) {
+inline std::unique_ptr<sim_policy> make_software(double sojourn_us, double wake_cost_ns,
+                                                 bool learn_wake, double overhead_share_pct) {
     qlimits::software_limit_config cfg{};
     cfg.sojourn_budget =
         std::chrono::nanoseconds{static_cast<std::int64_t>(std::llround(sojourn_us * 1000.0))};

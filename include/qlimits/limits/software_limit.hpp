@@ -274,7 +274,7 @@ public:
         c_.window_stop_steps = 0;
         c_.stop_freq = 0;
         c_.wake_est = static_cast<double>(c_.wake_cost);
-        c_.wake_est_seen.store(c_.wake_est * ns_per_tick(), std::memory_order_relaxed);
+        c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
         c_.stops.store(0, std::memory_order_relaxed);
         c_.starvations.store(0, std::memory_order_relaxed);
         c_.budget_cuts.store(0, std::memory_order_relaxed);
