@@ -18,7 +18,8 @@ using clock_ns = qlimits::manual_clock<std::chrono::nanoseconds>;
 using sw = qlimits::software_limit<clock_ns>;
 
 // A random workload: consumer 50 ns - 200 us per item, producer faster or slower, wake-ups
-// 0 - 50 us, polls of 8 - 256, rings of 64 - 4096, flood or bursts; short runs.
+// 0 - 50 us, polls of 8 - 256, rings of 64 - 4096, flood, bursts on a schedule or bursts
+// with a pause after each; short runs.
 test::workload random_workload() {
     test::workload w;
     w.consumer_ns = *rc::gen::inRange<std::uint64_t>(50, 200'001);
@@ -28,6 +29,9 @@ test::workload random_workload() {
     w.poll_budget = *rc::gen::inRange<std::uint32_t>(8, 257);
     w.ring = *rc::gen::inRange<std::uint32_t>(64, 4097);
     w.burst_every_ns = *rc::gen::element<std::uint64_t>(0, 0, 100'000, 1'000'000);
+    // Or bursts with a pause after each (closed loop: the gap term's case).
+    if (w.burst_every_ns == 0)
+        w.burst_gap_ns = *rc::gen::element<std::uint64_t>(0, 0, 10'000, 100'000);
     w.burst_items = *rc::gen::inRange<std::uint32_t>(1, 257);
     // Long enough for at least ~2000 items and a few estimation windows.
     w.duration_ns = std::clamp<std::uint64_t>(2000 * w.consumer_ns, 5'000'000, 100'000'000);
@@ -114,6 +118,7 @@ TEST_CASE("software_limit properties: no growth while the producer is the bottle
         w.producer_ns = *rc::gen::inRange<std::uint64_t>(2 * w.consumer_ns + w.consumer_wake_ns,
                                                          4 * w.consumer_ns + w.consumer_wake_ns + 1);
         w.burst_every_ns = 0;
+        w.burst_gap_ns = 0;
         w.mode = *rc::gen::element(test::report::per_item, test::report::per_poll);
         sw p({}, {});
         const std::uint32_t start = p.limit();

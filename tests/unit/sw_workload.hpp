@@ -29,7 +29,9 @@ struct workload {
     std::uint64_t coalesce_ns = 100'000; ///< report at least this often when coalesced
     report mode = report::per_item;
     std::uint64_t duration_ns = 20'000'000;
-    std::uint64_t burst_every_ns = 0;  ///< 0: flood; else the producer idles between bursts
+    std::uint64_t burst_every_ns = 0;  ///< 0: flood; else bursts start on this schedule (open loop)
+    std::uint64_t burst_gap_ns = 0;    ///< else: the producer pauses this long after each burst's
+                                       ///< last post (closed loop: a held burst ends later)
     std::uint32_t burst_items = 64;
     bool take_all = false;             ///< take up to poll_budget at once, then work them off
     std::uint64_t clock_grain_ns = 1;  ///< the policy sees now rounded down to this
@@ -133,6 +135,9 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             if (w.burst_every_ns != 0 && --burst_left == 0) {
                 burst_start += w.burst_every_ns;
                 next_post = std::max(next_post, burst_start);
+                burst_left = w.burst_items;
+            } else if (w.burst_every_ns == 0 && w.burst_gap_ns != 0 && --burst_left == 0) {
+                next_post = t + w.burst_gap_ns;
                 burst_left = w.burst_items;
             }
         } else if (what == 1 && w.take_all) {

@@ -131,6 +131,16 @@ struct software_limit_config {
     }
 };
 
+/// How far software_limit's gap term has got in telling a producer that pauses once it has
+/// posted its work (a larger limit shortens its cycle) from one whose pauses end on a schedule
+/// (a larger limit only moves the wait into the ring). docs/software_limit.md, "The gap term".
+enum class software_gap_stage : std::uint8_t {
+    none,      ///< no gap asked for a larger limit (or gaps are ignored after a failed trial)
+    measuring, ///< gaps are measured for a window, the limit unchanged
+    trying,    ///< the limit asked for is in force; the next window's gaps judge it
+    trusted,   ///< the trial showed the pauses are the producer's: gaps act at once
+};
+
 /// What a software_limit knows and why its limit is what it is. Readable from any thread.
 struct software_limit_stats {
     std::uint32_t limit;         ///< current limit (units)
@@ -144,6 +154,8 @@ struct software_limit_stats {
     double sojourn_last_ns;      ///< last sojourn sample (ns)
     double stop_frequency;       ///< stops x step per unit completed, last window
     double wake_cost_ns;         ///< stop -> wake cost in force: max(prior, learned estimate)
+    std::uint32_t gap;           ///< limit the gap term asks for (0: none), before the cap
+    software_gap_stage gap_stage; ///< how far the gap term is in its trial
     std::uint64_t sojourn_samples; ///< sojourn samples taken
     std::uint64_t stops;         ///< times room was given to a producer over the limit
     std::uint64_t starvations;   ///< times the ring ran dry while the producer was held back
@@ -261,6 +273,24 @@ public:
         c_.inputs_changed = true;
         c_.wake_starved = false;
         c_.probe_cut = false;
+        c_.held_in_busy = false;
+        c_.gap_pending = false;
+        c_.gap_time = t;
+        c_.gap_done = 0;
+        c_.gap_limit = 0;
+        c_.gap_cur = c_.gap_prev = 0;
+        c_.gap_phase = gap_stage::none;
+        c_.gap_ref_idle = c_.gap_trial_max = c_.gap_trial_growth = 0;
+        c_.gap_ref_need = c_.gap_ref_limit = c_.gap_trial_limit = c_.gap_trial_n = 0;
+        c_.gap_phase_end = 0;
+        c_.gap_last_valid = false;
+        c_.gap_last_time = t;
+        c_.gap_last_done = 0;
+        c_.gap_ref_units = c_.gap_ref_ticks = c_.gap_trial_units = c_.gap_trial_ticks = 0;
+        c_.gap_off_until = 0;
+        c_.gap_backoff = 8;
+        c_.gap_seen.store(0, std::memory_order_relaxed);
+        c_.gap_stage_seen.store(gap_stage::none, std::memory_order_relaxed);
         c_.wake_time = t;
         c_.resolve_time = ~std::uint64_t{0};
         c_.settle_by = sat_add(t, c_.budget < c_.window ? c_.budget : c_.window);
@@ -317,6 +347,8 @@ public:
                 ns_per_tick(),
             .stop_frequency = c_.stop_freq_seen.load(std::memory_order_relaxed),
             .wake_cost_ns = c_.wake_est_seen.load(std::memory_order_relaxed),
+            .gap = c_.gap_seen.load(std::memory_order_relaxed),
+            .gap_stage = c_.gap_stage_seen.load(std::memory_order_relaxed),
             .sojourn_samples = c_.samples.load(std::memory_order_relaxed),
             .stops = c_.stops.load(std::memory_order_relaxed),
             .starvations = c_.starvations.load(std::memory_order_relaxed),
@@ -326,6 +358,14 @@ public:
     }
 
 private:
+    using gap_stage = software_gap_stage;
+    // Windows a tried gap term is trusted, and the longest back-off after a failed trial: 1024,
+    // about a second at the default window (a design choice: a producer's kind changes rarely).
+    static constexpr std::uint64_t gap_trust = 1024;
+    // A tried gap term that moves at least 2 % more units per cycle than measured is kept: a
+    // design choice, above the spread of a timer-paced producer's cycles.
+    static constexpr double gap_gain = 1.02;
+
     static const config_type& default_config_after_violation() noexcept {
         detail::contract_failed("software_limit::software_limit",
                                 "invalid software_limit_config (see software_limit_config::valid())");
@@ -422,7 +462,8 @@ private:
         // and the window has not ended (settle_by: at the latest one budget after the last look;
         // checked whenever the time was read).
         if (!changed && static_cast<std::int32_t>(done - c_.settle_at) < 0 &&
-            done != c_.queued_seen && !c_.wake_pending && (!timed || t < c_.settle_by)) [[likely]]
+            done != c_.queued_seen && !c_.wake_pending && !c_.gap_pending &&
+            (!timed || t < c_.settle_by)) [[likely]]
             return true;
         if constexpr (Lazy) {
             // Only a woken producer's next post awaited (the commonest slow look with per-item
@@ -455,8 +496,8 @@ private:
             //    as before;
             //  - windows and the budget are looked at on the timed takes (and a recompute still
             //    pending after a budget cut makes this look a timed one).
-            if (!timed && !changed && !c_.wake_pending && !c_.inputs_changed &&
-                c_.probe.armed()) {
+            if (!timed && !changed && !c_.wake_pending && !c_.gap_pending &&
+                !c_.inputs_changed && c_.probe.armed()) {
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
                 const bool due = done - c_.published_at >= c_.step;
                 if (q != done && static_cast<std::int32_t>(q - c_.adj_pub) <= 0 &&
@@ -574,6 +615,7 @@ private:
         c_.inputs_changed = true; // the next look recomputes from the estimates, as always
         c_.lead_cur = c_.lead_prev = 0;
         c_.lead_units_cur = c_.lead_units_prev = 0;
+        c_.gap_cur = c_.gap_prev = 0;
         set_limit(cut, cut < c_.step ? cut : c_.step);
         c_.cap.store(cut, std::memory_order_relaxed);
         // Less room from here on: the producer sees the smaller adj_limit at once.
@@ -601,6 +643,8 @@ private:
         // The producer went past the room it was given: it is stopped (or stops at its next
         // look at available()); the limit, not the producer, is holding work back.
         const bool held = static_cast<std::int32_t>(q - c_.adj_pub) > 0;
+        if (held) c_.held_in_busy = true;
+        if (c_.gap_pending) gap_sample(done, t);
 
         if (c_.wake_pending) {
             if (q != c_.wake_queued) {
@@ -650,6 +694,19 @@ private:
                     return; // still waiting for it
                 }
             }
+        }
+        if (inflight == 0 && !held && !c_.wake_pending &&
+            (c_.held_in_busy || c_.gap_phase == gap_stage::measuring ||
+             c_.gap_phase == gap_stage::trying)) {
+            // Dry with the producer free to post (within its room, not awaited after a wake):
+            // it paused on its own after a busy period in which the limit held it back (or, while
+            // the gap term is measured or tried, after any busy period). Time the consumer's idle until
+            // the next completion (gap_sample()).
+            c_.held_in_busy = false;
+            c_.gap_pending = true;
+            c_.gap_time = t;
+            c_.gap_done = done;
+            c_.gap_limit = c_.limit.load(std::memory_order_relaxed);
         }
         if (inflight == 0 && held) {
             // Dry while the producer was held back: room comes only with completions, and this
@@ -725,7 +782,146 @@ private:
         c_.empty_time = t;
     }
 
+    // The first completion after the ring ran dry behind a producer that paused on its own
+    // (after a busy period in which the limit held it back): the consumer idled for the time
+    // since, less the service of what it now reports. If the producer's pause begins when it has
+    // posted its work (a thread that sends a burst, then sleeps or does other work), a limit
+    // larger by what drains in that idle time would have let it finish that much earlier with
+    // that much more queued, and the consumer would not have idled: a gap sample asks for the
+    // limit then plus those units (capped by the budget in recompute()).
+    // If instead its pauses end on a schedule of their own (arrivals paced by a timer or a
+    // network), a larger limit only moves the wait from the producer into the ring. The two are
+    // told apart by trying, a window at a time (gap_phase):
+    //  - measuring: for one window the samples are collected, not applied: the largest idle and
+    //    the largest limit asked for;
+    //  - trying: the gap term asks for that limit; once it has grown by at least half of what
+    //    was asked (within the cap), the largest idle of a window must be shorter than the
+    //    largest measured, by at least a quarter of what the growth drains (a quarter, not all:
+    //    the ring's own size may bound the growth that takes effect, and idles spread; the
+    //    largest against the largest, so short idles of another kind, a producer slow to get
+    //    going after a wake-up, do not stand for the pause the samples were about);
+    //  - trusted: the gap term follows the samples at once (a dry moment at a limit it raised
+    //    renews it: that limit is not too large), for gap_trust windows (about a second at the
+    //    default window); then it is measured and tried again, in case the producer changed.
+    // A failed trial turns gap samples off for a while (8 windows, doubling at each failed trial
+    // up to gap_trust: the back-off of a retransmission timer, RFC 6298 5.5), so an open-loop
+    // producer costs a window at a larger limit per back-off.
+    void gap_sample(std::uint32_t done, std::uint64_t t) noexcept {
+        c_.gap_pending = false;
+        const std::uint64_t rate = planning_rate();
+        if (rate == 0 || static_cast<std::int64_t>(t - c_.gap_time) <= 0) return;
+        const double per_tick = static_cast<double>(rate) /
+                                static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        const double service = static_cast<double>(done - c_.gap_done) / per_tick;
+        const double since = static_cast<double>(t - c_.gap_time);
+        const double idle = since > service ? since - service : 0.0;
+        const std::uint32_t lim = c_.gap_limit;
+        const double deficit = std::floor(idle * per_tick);
+        const double want = static_cast<double>(lim) + deficit;
+        const std::uint32_t u = want >= 4.0e9 ? ~std::uint32_t{0} : static_cast<std::uint32_t>(want);
+        // The cycle since the last gap ended: a busy period and its gap, and the units it moved.
+        const bool cycle = c_.gap_last_valid;
+        const double cycle_ticks = static_cast<double>(t - c_.gap_last_time);
+        const double cycle_units = static_cast<double>(done - c_.gap_last_done);
+        c_.gap_last_valid = true;
+        c_.gap_last_time = t;
+        c_.gap_last_done = done;
+        switch (c_.gap_phase) {
+        case gap_stage::none:
+            if (t < c_.gap_off_until || deficit < 1.0) return;
+            set_gap_stage(gap_stage::measuring);
+            c_.gap_ref_idle = idle;
+            c_.gap_ref_need = u;
+            c_.gap_ref_limit = lim;
+            c_.gap_ref_units = c_.gap_ref_ticks = 0.0;
+            c_.gap_phase_end = sat_add(t, c_.window);
+            return;
+        case gap_stage::measuring:
+            if (idle > c_.gap_ref_idle) c_.gap_ref_idle = idle;
+            if (u > c_.gap_ref_need) c_.gap_ref_need = u;
+            if (cycle) {
+                c_.gap_ref_units += cycle_units;
+                c_.gap_ref_ticks += cycle_ticks;
+            }
+            if (t >= c_.gap_phase_end) gap_try(t);
+            return;
+        case gap_stage::trying:
+            if (lim >= c_.gap_trial_limit) {
+                if (idle > c_.gap_trial_max) c_.gap_trial_max = idle;
+                c_.gap_trial_growth += static_cast<double>(lim - c_.gap_ref_limit);
+                if (c_.gap_trial_n++ == 0) {
+                    c_.gap_phase_end = sat_add(t, c_.window);
+                } else if (cycle) { // a whole cycle at the grown limit
+                    c_.gap_trial_units += cycle_units;
+                    c_.gap_trial_ticks += cycle_ticks;
+                }
+            }
+            gap_ask(u, deficit >= 1.0);
+            if (c_.gap_trial_n != 0 && t >= c_.gap_phase_end) gap_judge(per_tick, t);
+            return;
+        case gap_stage::trusted:
+            gap_ask(u, deficit >= 1.0 || (c_.gap_cur | c_.gap_prev) != 0);
+            return;
+        }
+    }
+    void set_gap_stage(gap_stage g) noexcept {
+        c_.gap_phase = g;
+        c_.gap_stage_seen.store(g, std::memory_order_relaxed);
+    }
+    // A gap sample asks for limit u (ok: it may).
+    void gap_ask(std::uint32_t u, bool ok) noexcept {
+        if (!ok || u <= c_.gap_cur) return;
+        c_.gap_cur = u;
+        c_.inputs_changed = true;
+    }
+    // The measuring window is over: ask for the largest limit measured, if the cap allows growth.
+    void gap_try(std::uint64_t t) noexcept {
+        const std::uint32_t cap = c_.cap.load(std::memory_order_relaxed);
+        const std::uint32_t reach = c_.gap_ref_need < cap ? c_.gap_ref_need : cap;
+        if (reach <= c_.gap_ref_limit) { // no room to grow: nothing to try
+            set_gap_stage(gap_stage::none);
+            return;
+        }
+        set_gap_stage(gap_stage::trying);
+        c_.gap_trial_limit = c_.gap_ref_limit + (reach - c_.gap_ref_limit + 1) / 2;
+        c_.gap_trial_max = 0.0;
+        c_.gap_trial_growth = 0.0;
+        c_.gap_trial_units = c_.gap_trial_ticks = 0.0;
+        c_.gap_trial_n = 0;
+        c_.gap_phase_end = sat_add(t, c_.window);
+        gap_ask(c_.gap_ref_need, true);
+    }
+    // The trying window is over: trusted if the idle shrank with the limit, else off a while.
+    void gap_judge(double per_tick, std::uint64_t t) noexcept {
+        double expected = c_.gap_trial_growth / static_cast<double>(c_.gap_trial_n) / per_tick;
+        if (expected > c_.gap_ref_idle) expected = c_.gap_ref_idle;
+        // Or the cycles moved more units per tick than measured (a producer whose own sends
+        // got cheaper with fewer stops: a ring smaller than the limit asked may keep the idle).
+        const bool faster = c_.gap_ref_ticks > 0.0 && c_.gap_trial_ticks > 0.0 &&
+                            c_.gap_trial_units * c_.gap_ref_ticks >
+                                gap_gain * c_.gap_ref_units * c_.gap_trial_ticks;
+        if (c_.gap_ref_idle - c_.gap_trial_max >= expected / 4.0 || faster) {
+            set_gap_stage(gap_stage::trusted);
+            c_.gap_phase_end = sat_add(t, c_.window * gap_trust);
+            c_.gap_backoff = 8;
+            return;
+        }
+        set_gap_stage(gap_stage::none);
+        c_.gap_off_until = sat_add(t, c_.window * c_.gap_backoff);
+        if (c_.gap_backoff < gap_trust) c_.gap_backoff *= 2;
+        c_.gap_cur = c_.gap_prev = 0;
+        c_.inputs_changed = true;
+    }
+
     void roll_window(std::uint32_t done, std::uint64_t t) noexcept {
+        c_.gap_prev = c_.gap_cur;
+        c_.gap_cur = 0;
+        // The gap phases move on with time even when no gap comes to move them.
+        if (c_.gap_phase == gap_stage::measuring && t >= c_.gap_phase_end) gap_try(t);
+        if (c_.gap_phase == gap_stage::trying && c_.gap_prev == 0)
+            set_gap_stage(gap_stage::none); // the term lapsed before it could be judged
+        if (c_.gap_phase == gap_stage::trusted && t >= c_.gap_phase_end)
+            set_gap_stage(gap_stage::none); // trusted long enough: measure and try again
         const std::uint32_t units = done - c_.window_completed;
         c_.stop_freq = units == 0 ? 0.0
                                   : static_cast<double>(c_.window_stop_steps) /
@@ -805,7 +1001,9 @@ private:
         const std::uint64_t want_lim = need >= 4.0e9 ? std::uint64_t{1} << 32
                                        : need < 1.0  ? 1
                                                      : static_cast<std::uint64_t>(need);
-        const std::uint32_t lim = clamp(want_lim, floor, cap);
+        const std::uint32_t gap = c_.gap_cur > c_.gap_prev ? c_.gap_cur : c_.gap_prev;
+        c_.gap_seen.store(gap, std::memory_order_relaxed);
+        const std::uint32_t lim = clamp(want_lim > gap ? want_lim : gap, floor, cap);
         set_limit(lim, static_cast<std::uint32_t>(step > lim ? lim : step));
         const double lead_shown = std::ceil(lead_units);
         c_.lead.store(lead_shown >= static_cast<double>(c_.max_limit)
@@ -871,6 +1069,28 @@ private:
         std::uint64_t budget = 1, wake_cost = 0, line_cost = 0, window = 1;
         double share = 0.1;
         bool learn_wake = false;
+        bool held_in_busy = false;   // the limit held the producer back since the ring last ran dry
+        bool gap_pending = false;    // dry behind a producer that paused on its own: idle timed
+        std::uint64_t gap_time = 0;  // ... since this time
+        std::uint32_t gap_done = 0;  // ... and completed count
+        std::uint32_t gap_limit = 0; // ... and the limit then
+        std::uint32_t gap_cur = 0, gap_prev = 0; // largest gap sample (units) per window
+        gap_stage gap_phase = gap_stage::none; // see gap_sample()
+        std::uint64_t gap_phase_end = 0;       // when the measuring or trying window ends
+        double gap_ref_idle = 0;               // measured: the largest idle (ticks)
+        std::uint32_t gap_ref_need = 0;        // ... the largest limit asked for
+        std::uint32_t gap_ref_limit = 0;       // ... the limit at the first sample
+        std::uint32_t gap_trial_limit = 0;     // tried: idles count from this limit on
+        double gap_trial_max = 0;              // ... the largest of them
+        double gap_trial_growth = 0;           // ... the sum of the limit's growth at them
+        std::uint32_t gap_trial_n = 0;         // ... and their count
+        bool gap_last_valid = false;           // a gap ended before: a cycle runs since
+        std::uint64_t gap_last_time = 0;       // ... its end
+        std::uint32_t gap_last_done = 0;       // ... and completed count then
+        double gap_ref_units = 0, gap_ref_ticks = 0;     // measured: whole cycles' units, ticks
+        double gap_trial_units = 0, gap_trial_ticks = 0; // tried: the same at the grown limit
+        std::uint64_t gap_off_until = 0; // gaps ignored until then (refuted: open loop)
+        std::uint64_t gap_backoff = 8;   // windows to ignore them after the next refutation
         double wake_est = 0; // learned stop -> wake cost (ticks), from the prior; may sit below it
         // Read by stats() from any thread.
         std::atomic<std::uint32_t> limit{0}, lead{0}, step_seen{1}, floor{0}, cap{0};
@@ -878,6 +1098,8 @@ private:
         std::atomic<double> stop_freq_seen{0};
         std::atomic<std::uint64_t> stops{0}, starvations{0}, budget_cuts{0};
         std::atomic<double> wake_est_seen{0};
+        std::atomic<std::uint32_t> gap_seen{0};
+        std::atomic<gap_stage> gap_stage_seen{gap_stage::none};
     };
 
     producer_line p_;
