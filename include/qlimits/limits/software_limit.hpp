@@ -12,9 +12,12 @@
 //       producer's cache line once per step, not once per item;
 //   (3) keeps at least a cache line of pointers in flight (the *cache floor*, 8) when items are
 //       cheap enough that the line bouncing between the two cores would cost more than that share;
+//   (4) for a producer that pauses after each burst, keeps the consumer busy through the pause:
+//       the *gap*, tried before it is trusted, since for bursts on a timer's schedule a larger
+//       limit only moves the wait into the ring (gap_sample());
 // and never more than the drain rate times the sojourn budget (an item waits at most that
 // long), nor outside [min_limit, max_limit].
-//   limit = clamp(lead + step, floor, cap),  cap = drain_rate x sojourn_budget.
+//   limit = clamp(max(lead + step, gap), floor, cap),  cap = drain_rate x sojourn_budget.
 //
 // Signals, all from the policy's own calls (no producer-side clock; on_queued(n) may come
 // without a time):
@@ -29,9 +32,12 @@
 //    wake cost / overhead share is a fixed point, not a ratchet;
 //  - wake cost: the configured prior, or (learn_wake_cost) the smoothed wait of each wake-up
 //    where that is larger;
-//  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once.
+//  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once;
+//  - gap: the consumer's idle after the ring ran dry behind a producer that was free to post,
+//    following a busy period in which the limit held it back.
 // Nothing grows unless the producer was held back by the limit: lead samples are taken only
-// when room is given to a producer that was over the limit, and starvation counts only then.
+// when room is given to a producer that was over the limit, starvation counts only then, and
+// a gap is timed only after such a busy period (or while a gap sample is measured or tried).
 //
 // Time: `now` is used for windows and sojourn samples only, so a coarse clock, or one read once
 // per batch, does no harm (a 0-tick sample waits in the meter until a window of ticks is full).
