@@ -286,8 +286,9 @@ public:
         c_.gap_limit = 0;
         c_.gap_cur = c_.gap_prev = 0;
         c_.gap_phase = gap_stage::none;
-        c_.gap_ref_idle = c_.gap_trial_max = c_.gap_trial_growth = 0;
-        c_.gap_ref_need = c_.gap_ref_limit = c_.gap_trial_limit = c_.gap_trial_n = 0;
+        c_.gap_ref_idle = c_.gap_trial_max = c_.gap_trial_growth = c_.gap_ref_rate = 0;
+        c_.gap_ref_need = c_.gap_ref_limit = c_.gap_trial_limit = 0;
+        c_.gap_trial_n = c_.gap_trial_low = 0;
         c_.gap_phase_end = 0;
         c_.gap_last_valid = false;
         c_.gap_last_time = t;
@@ -391,6 +392,11 @@ private:
         const auto v = t >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
                                    : static_cast<std::uint64_t>(t);
         return v < lo ? lo : v;
+    }
+    static constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) noexcept {
+        return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b
+                   ? std::numeric_limits<std::uint64_t>::max()
+                   : a * b;
     }
     static constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
         return a > std::numeric_limits<std::uint64_t>::max() - b
@@ -797,21 +803,26 @@ private:
     // limit then plus those units (capped by the budget in recompute()).
     // If instead its pauses end on a schedule of their own (arrivals paced by a timer or a
     // network), a larger limit only moves the wait from the producer into the ring. The two are
-    // told apart by trying, a window at a time (gap_phase):
-    //  - measuring: for one window the samples are collected, not applied: the largest idle and
-    //    the largest limit asked for;
-    //  - trying: the gap term asks for that limit; once it has grown by at least half of what
-    //    was asked (within the cap), the largest idle of a window must be shorter than the
-    //    largest measured, by at least a quarter of what the growth drains (a quarter, not all:
-    //    the ring's own size may bound the growth that takes effect, and idles spread; the
-    //    largest against the largest, so short idles of another kind, a producer slow to get
-    //    going after a wake-up, do not stand for the pause the samples were about);
+    // told apart by trying (gap_phase). While measuring or trying, a pause after any busy
+    // period is timed, not only after one in which the limit held the producer back.
+    //  - measuring: for one window the samples are collected, not applied: the largest idle, the
+    //    largest limit asked for, and the units and ticks of each pause-to-pause cycle;
+    //  - trying: for two windows the gap term asks for that limit (in force until judged).
+    //    Pauses count once the limit has grown by at least half of what was asked (or as far
+    //    as the cap now allows). Kept if the largest idle among them is shorter than the largest
+    //    measured by at least a quarter of what the growth drains (a quarter, not all: the
+    //    ring's own size may bound the growth that takes effect, and idles spread; the largest
+    //    against the largest, so short idles of another kind, a producer slow to get going
+    //    after a wake-up, do not stand for the pause the samples were about), or if the cycles
+    //    moved gap_gain more units per tick, or if no pause ran the ring dry at all at the
+    //    grown limit; failed if none counted but some came at a limit that had not grown; void
+    //    (measured again, no back-off) if the drain rate moved by more than a quarter;
     //  - trusted: the gap term follows the samples at once (a dry moment at a limit it raised
     //    renews it: that limit is not too large), for gap_trust windows (about a second at the
     //    default window); then it is measured and tried again, in case the producer changed.
     // A failed trial turns gap samples off for a while (8 windows, doubling at each failed trial
     // up to gap_trust: the back-off of a retransmission timer, RFC 6298 5.5), so an open-loop
-    // producer costs a window at a larger limit per back-off.
+    // producer costs two windows at a larger limit per back-off.
     void gap_sample(std::uint32_t done, std::uint64_t t) noexcept {
         c_.gap_pending = false;
         const std::uint64_t rate = planning_rate();
@@ -826,7 +837,7 @@ private:
         const double want = static_cast<double>(lim) + deficit;
         const std::uint32_t u = want >= 4.0e9 ? ~std::uint32_t{0} : static_cast<std::uint32_t>(want);
         // The cycle since the last gap ended: a busy period and its gap, and the units it moved.
-        const bool cycle = c_.gap_last_valid;
+        const bool cycle = c_.gap_last_valid && static_cast<std::int64_t>(t - c_.gap_last_time) > 0;
         const double cycle_ticks = static_cast<double>(t - c_.gap_last_time);
         const double cycle_units = static_cast<double>(done - c_.gap_last_done);
         c_.gap_last_valid = true;
@@ -839,6 +850,7 @@ private:
             c_.gap_ref_idle = idle;
             c_.gap_ref_need = u;
             c_.gap_ref_limit = lim;
+            c_.gap_ref_rate = per_tick;
             c_.gap_ref_units = c_.gap_ref_ticks = 0.0;
             c_.gap_phase_end = sat_add(t, c_.window);
             return;
@@ -851,20 +863,26 @@ private:
             }
             if (t >= c_.gap_phase_end) gap_try(t);
             return;
-        case gap_stage::trying:
-            if (lim >= c_.gap_trial_limit) {
+        case gap_stage::trying: {
+            // A pause counts once the limit has grown by half of what was asked, or as far as
+            // the cap now allows (the drain rate may have fallen since).
+            const std::uint32_t cap = c_.cap.load(std::memory_order_relaxed);
+            const std::uint32_t bar = c_.gap_trial_limit < cap ? c_.gap_trial_limit : cap;
+            if (lim >= bar && lim > c_.gap_ref_limit) {
                 if (idle > c_.gap_trial_max) c_.gap_trial_max = idle;
                 c_.gap_trial_growth += static_cast<double>(lim - c_.gap_ref_limit);
-                if (c_.gap_trial_n++ == 0) {
-                    c_.gap_phase_end = sat_add(t, c_.window);
-                } else if (cycle) { // a whole cycle at the grown limit
+                if (c_.gap_trial_n++ != 0 && cycle) { // a whole cycle at the grown limit
                     c_.gap_trial_units += cycle_units;
                     c_.gap_trial_ticks += cycle_ticks;
                 }
+            } else {
+                ++c_.gap_trial_low;
             }
+            gap_ask(c_.gap_ref_need, true); // the ask on trial stays in force until judged
             gap_ask(u, deficit >= 1.0);
-            if (c_.gap_trial_n != 0 && t >= c_.gap_phase_end) gap_judge(per_tick, t);
+            if (t >= c_.gap_phase_end) gap_judge(per_tick, t);
             return;
+        }
         case gap_stage::trusted:
             gap_ask(u, deficit >= 1.0 || (c_.gap_cur | c_.gap_prev) != 0);
             return;
@@ -893,27 +911,51 @@ private:
         c_.gap_trial_max = 0.0;
         c_.gap_trial_growth = 0.0;
         c_.gap_trial_units = c_.gap_trial_ticks = 0.0;
-        c_.gap_trial_n = 0;
-        c_.gap_phase_end = sat_add(t, c_.window);
+        c_.gap_trial_n = c_.gap_trial_low = 0;
+        // One window for the limit to grow and a pause to come, one to judge by.
+        c_.gap_phase_end = sat_add(t, sat_mul(c_.window, 2));
         gap_ask(c_.gap_ref_need, true);
     }
-    // The trying window is over: trusted if the idle shrank with the limit, else off a while.
+    // The trying windows are over: trusted if the idle shrank with the limit (or vanished: no
+    // pause ran the ring dry at the grown limit), or the cycles quickened; else off a while.
+    // per_tick: the planning rate (0: unknown; then only the idle's size is compared).
     void gap_judge(double per_tick, std::uint64_t t) noexcept {
-        double expected = c_.gap_trial_growth / static_cast<double>(c_.gap_trial_n) / per_tick;
-        if (expected > c_.gap_ref_idle) expected = c_.gap_ref_idle;
-        // Or the cycles moved more units per tick than measured (a producer whose own sends
-        // got cheaper with fewer stops: a ring smaller than the limit asked may keep the idle).
-        const bool faster = c_.gap_ref_ticks > 0.0 && c_.gap_trial_ticks > 0.0 &&
-                            c_.gap_trial_units * c_.gap_ref_ticks >
-                                gap_gain * c_.gap_ref_units * c_.gap_trial_ticks;
-        if (c_.gap_ref_idle - c_.gap_trial_max >= expected / 4.0 || faster) {
+        // The consumer's speed changed by more than a quarter since measuring: its idles say
+        // more about that than about the limit. No verdict: measure again.
+        if (per_tick > 1.25 * c_.gap_ref_rate || 1.25 * per_tick < c_.gap_ref_rate) {
+            set_gap_stage(gap_stage::none);
+            c_.gap_cur = c_.gap_prev = 0;
+            c_.inputs_changed = true;
+            return;
+        }
+        bool kept = false;
+        if (c_.gap_trial_n == 0) {
+            // No pause at the grown limit: the idle vanished, unless pauses came at a limit
+            // that never grew enough (the cap fell below it): then nothing was shown.
+            kept = c_.gap_trial_low == 0;
+        } else {
+            double expected = c_.gap_ref_idle;
+            if (per_tick > 0.0) {
+                const double grown = c_.gap_trial_growth /
+                                     static_cast<double>(c_.gap_trial_n) / per_tick;
+                if (grown < expected) expected = grown;
+            }
+            // Or the cycles moved more units per tick than measured (a producer whose own
+            // sends got cheaper with fewer stops: a ring smaller than the limit asked may keep
+            // the idle).
+            const bool faster = c_.gap_ref_ticks > 0.0 && c_.gap_trial_ticks > 0.0 &&
+                                c_.gap_trial_units * c_.gap_ref_ticks >
+                                    gap_gain * c_.gap_ref_units * c_.gap_trial_ticks;
+            kept = c_.gap_ref_idle - c_.gap_trial_max >= expected / 4.0 || faster;
+        }
+        if (kept) {
             set_gap_stage(gap_stage::trusted);
-            c_.gap_phase_end = sat_add(t, c_.window * gap_trust);
+            c_.gap_phase_end = sat_add(t, sat_mul(c_.window, gap_trust));
             c_.gap_backoff = 8;
             return;
         }
         set_gap_stage(gap_stage::none);
-        c_.gap_off_until = sat_add(t, c_.window * c_.gap_backoff);
+        c_.gap_off_until = sat_add(t, sat_mul(c_.window, c_.gap_backoff));
         if (c_.gap_backoff < gap_trust) c_.gap_backoff *= 2;
         c_.gap_cur = c_.gap_prev = 0;
         c_.inputs_changed = true;
@@ -922,12 +964,20 @@ private:
     void roll_window(std::uint32_t done, std::uint64_t t) noexcept {
         c_.gap_prev = c_.gap_cur;
         c_.gap_cur = 0;
-        // The gap phases move on with time even when no gap comes to move them.
-        if (c_.gap_phase == gap_stage::measuring && t >= c_.gap_phase_end) gap_try(t);
-        if (c_.gap_phase == gap_stage::trying && c_.gap_prev == 0)
-            set_gap_stage(gap_stage::none); // the term lapsed before it could be judged
-        if (c_.gap_phase == gap_stage::trusted && t >= c_.gap_phase_end)
+        // The gap stages move on with time even when no pause comes to move them.
+        if (c_.gap_phase == gap_stage::trying) {
+            gap_ask(c_.gap_ref_need, true); // in force until judged
+            if (t >= c_.gap_phase_end) {
+                const std::uint64_t r = planning_rate();
+                gap_judge(static_cast<double>(r) /
+                              static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift),
+                          t);
+            }
+        } else if (c_.gap_phase == gap_stage::trusted && t >= c_.gap_phase_end) {
             set_gap_stage(gap_stage::none); // trusted long enough: measure and try again
+        } else if (c_.gap_phase == gap_stage::measuring && t >= c_.gap_phase_end) {
+            gap_try(t);
+        }
         const std::uint32_t units = done - c_.window_completed;
         c_.stop_freq = units == 0 ? 0.0
                                   : static_cast<double>(c_.window_stop_steps) /
@@ -1086,10 +1136,12 @@ private:
         double gap_ref_idle = 0;               // measured: the largest idle (ticks)
         std::uint32_t gap_ref_need = 0;        // ... the largest limit asked for
         std::uint32_t gap_ref_limit = 0;       // ... the limit at the first sample
+        double gap_ref_rate = 0;               // ... and the planning rate then (per tick)
         std::uint32_t gap_trial_limit = 0;     // tried: idles count from this limit on
         double gap_trial_max = 0;              // ... the largest of them
         double gap_trial_growth = 0;           // ... the sum of the limit's growth at them
         std::uint32_t gap_trial_n = 0;         // ... and their count
+        std::uint32_t gap_trial_low = 0;       // pauses at a limit that had not grown enough
         bool gap_last_valid = false;           // a gap ended before: a cycle runs since
         std::uint64_t gap_last_time = 0;       // ... its end
         std::uint32_t gap_last_done = 0;       // ... and completed count then
