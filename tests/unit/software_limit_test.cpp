@@ -691,8 +691,7 @@ TEST_CASE("software_limit: a producer that pauses after each burst gets the paus
                             variant{test::report::per_item, false, true, 512, 40'000, 0.97},
                             variant{test::report::per_item, true, true, 512, 40'000, 0.97},
                             variant{test::report::per_item, false, false, 100, 10'000, 0.97},
-                            // per poll, polls of 64 against bursts of 100: 0.96x measured
-                            variant{test::report::per_poll, false, false, 100, 10'000, 0.95}}) {
+                            variant{test::report::per_poll, false, false, 100, 10'000, 0.97}}) {
         CAPTURE(static_cast<int>(v.mode));
         CAPTURE(v.take_all);
         CAPTURE(v.lazy);
@@ -707,7 +706,10 @@ TEST_CASE("software_limit: a producer that pauses after each burst gets the paus
         const auto o = test::drive(p, w);
         CHECK(static_cast<double>(o.taken) >= v.at_least * static_cast<double>(taken_unbound(w)));
         CHECK(o.sojourn_max_ns <= 100'000); // the budget still bounds the wait
-        CHECK(p.stats().gap_stage == qlimits::software_gap_stage::trusted);
+        // Trusted, or still on trial because no pause has run the ring dry at the grown limit
+        // (the pause vanished): either way the term is in force.
+        CHECK((p.stats().gap_stage == qlimits::software_gap_stage::trusted ||
+               p.stats().gap_stage == qlimits::software_gap_stage::trying));
         CHECK(p.stats().gap > 0);
     }
 }

@@ -143,7 +143,7 @@ struct software_limit_config {
 enum class software_gap_stage : std::uint8_t {
     none,      ///< no gap asked for a larger limit (or gaps are ignored after a failed trial)
     measuring, ///< gaps are measured for a window, the limit unchanged
-    trying,    ///< the limit asked for is in force; the next window's gaps judge it
+    trying,    ///< the limit asked for is in force; the pauses of two windows (or more) judge it
     trusted,   ///< the trial showed the pauses are the producer's: gaps act at once
 };
 
@@ -286,7 +286,11 @@ public:
         c_.gap_limit = 0;
         c_.gap_cur = c_.gap_prev = 0;
         c_.gap_phase = gap_stage::none;
-        c_.gap_ref_idle = c_.gap_trial_max = c_.gap_trial_growth = c_.gap_ref_rate = 0;
+        c_.gap_ref_idle = c_.gap_trial_max = c_.gap_trial_growth = 0;
+        c_.gap_rate_min = c_.gap_rate_max = c_.gap_cycle_units_max = 0;
+        c_.gap_trial_begun = false;
+        c_.gap_trial_until = 0;
+        c_.gap_voids = 0;
         c_.gap_ref_need = c_.gap_ref_limit = c_.gap_trial_limit = 0;
         c_.gap_trial_n = c_.gap_trial_low = 0;
         c_.gap_phase_end = 0;
@@ -808,15 +812,17 @@ private:
     //  - measuring: for one window the samples are collected, not applied: the largest idle, the
     //    largest limit asked for, and the units and ticks of each pause-to-pause cycle;
     //  - trying: for two windows the gap term asks for that limit (in force until judged).
-    //    Pauses count once the limit has grown by at least half of what was asked (or as far
-    //    as the cap now allows). Kept if the largest idle among them is shorter than the largest
-    //    measured by at least a quarter of what the growth drains (a quarter, not all: the
-    //    ring's own size may bound the growth that takes effect, and idles spread; the largest
-    //    against the largest, so short idles of another kind, a producer slow to get going
-    //    after a wake-up, do not stand for the pause the samples were about), or if the cycles
-    //    moved gap_gain more units per tick, or if no pause ran the ring dry at all at the
-    //    grown limit; failed if none counted but some came at a limit that had not grown; void
-    //    (measured again, no back-off) if the drain rate moved by more than a quarter;
+    //    The first pause is skipped (its busy period ran at the old limit); the others count
+    //    once the limit has grown by at least half of what was asked (or as far as the cap now
+    //    allows). Kept if the largest idle among them is shorter than the largest measured by at
+    //    least a quarter of what the growth drains (a quarter, not all: the ring's own size may
+    //    bound the growth that takes effect, and idles spread; the largest against the largest,
+    //    so short idles of another kind, a producer slow to get going after a wake-up, do not
+    //    stand for the pause the samples were about), or if the cycles moved gap_gain more units
+    //    per tick. Failed otherwise, or if pauses came only at a limit that had not grown. Void
+    //    (measured again) if the drain rate moved by more than a quarter, or by enough to make
+    //    the idle shrink alone; a second void in a row fails. No counted pause at all extends the
+    //    trial, for at most gap_trust windows, then keeps it;
     //  - trusted: the gap term follows the samples at once (a dry moment at a limit it raised
     //    renews it: that limit is not too large), for gap_trust windows (about a second at the
     //    default window); then it is measured and tried again, in case the producer changed.
@@ -843,6 +849,13 @@ private:
         c_.gap_last_valid = true;
         c_.gap_last_time = t;
         c_.gap_last_done = done;
+        if (c_.gap_phase == gap_stage::measuring || c_.gap_phase == gap_stage::trying) {
+            // The consumer's speed over the measuring and trying windows, and the largest cycle:
+            // what a change of speed alone could do to an idle (gap_judge()).
+            if (per_tick < c_.gap_rate_min) c_.gap_rate_min = per_tick;
+            if (per_tick > c_.gap_rate_max) c_.gap_rate_max = per_tick;
+            if (cycle && cycle_units > c_.gap_cycle_units_max) c_.gap_cycle_units_max = cycle_units;
+        }
         switch (c_.gap_phase) {
         case gap_stage::none:
             if (t < c_.gap_off_until || deficit < 1.0) return;
@@ -850,7 +863,8 @@ private:
             c_.gap_ref_idle = idle;
             c_.gap_ref_need = u;
             c_.gap_ref_limit = lim;
-            c_.gap_ref_rate = per_tick;
+            c_.gap_rate_min = c_.gap_rate_max = per_tick;
+            c_.gap_cycle_units_max = 0.0;
             c_.gap_ref_units = c_.gap_ref_ticks = 0.0;
             c_.gap_phase_end = sat_add(t, c_.window);
             return;
@@ -868,7 +882,11 @@ private:
             // the cap now allows (the drain rate may have fallen since).
             const std::uint32_t cap = c_.cap.load(std::memory_order_relaxed);
             const std::uint32_t bar = c_.gap_trial_limit < cap ? c_.gap_trial_limit : cap;
-            if (lim >= bar && lim > c_.gap_ref_limit) {
+            if (!c_.gap_trial_begun) {
+                // The first pause of a trial ends a busy period that ran mostly at the old
+                // limit: it says nothing about the new one.
+                c_.gap_trial_begun = true;
+            } else if (lim >= bar && lim > c_.gap_ref_limit) {
                 if (idle > c_.gap_trial_max) c_.gap_trial_max = idle;
                 c_.gap_trial_growth += static_cast<double>(lim - c_.gap_ref_limit);
                 if (c_.gap_trial_n++ != 0 && cycle) { // a whole cycle at the grown limit
@@ -880,7 +898,7 @@ private:
             }
             gap_ask(c_.gap_ref_need, true); // the ask on trial stays in force until judged
             gap_ask(u, deficit >= 1.0);
-            if (t >= c_.gap_phase_end) gap_judge(per_tick, t);
+            if (t >= c_.gap_phase_end) gap_judge(t);
             return;
         }
         case gap_stage::trusted:
@@ -912,43 +930,57 @@ private:
         c_.gap_trial_growth = 0.0;
         c_.gap_trial_units = c_.gap_trial_ticks = 0.0;
         c_.gap_trial_n = c_.gap_trial_low = 0;
+        c_.gap_trial_begun = false;
         // One window for the limit to grow and a pause to come, one to judge by.
         c_.gap_phase_end = sat_add(t, sat_mul(c_.window, 2));
+        c_.gap_trial_until = sat_add(t, sat_mul(c_.window, gap_trust));
         gap_ask(c_.gap_ref_need, true);
     }
-    // The trying windows are over: trusted if the idle shrank with the limit (or vanished: no
-    // pause ran the ring dry at the grown limit), or the cycles quickened; else off a while.
-    // per_tick: the planning rate (0: unknown; then only the idle's size is compared).
-    void gap_judge(double per_tick, std::uint64_t t) noexcept {
-        // The consumer's speed changed by more than a quarter since measuring: its idles say
-        // more about that than about the limit. No verdict: measure again.
-        if (per_tick > 1.25 * c_.gap_ref_rate || 1.25 * per_tick < c_.gap_ref_rate) {
+    // The trying windows are over: trusted if the idle shrank with the limit, or the cycles
+    // quickened; failed if not, or if pauses came only at a limit that had not grown enough;
+    // void (measured again) when the consumer's speed changed enough to explain the idles
+    // alone. No pause at all at the grown limit is no verdict yet: the trial goes on, until
+    // gap_trust windows after it began (an idle that vanished, or a burst that outlasts them:
+    // kept either way, and tried again when the trust ends).
+    void gap_judge(std::uint64_t t) noexcept {
+        if (c_.gap_trial_n == 0 && c_.gap_trial_low == 0 && t < c_.gap_trial_until) {
+            c_.gap_phase_end = sat_add(t, sat_mul(c_.window, 2));
+            return;
+        }
+        const double r_min = c_.gap_rate_min, r_max = c_.gap_rate_max;
+        bool kept = false, voided = false;
+        if (c_.gap_trial_n == 0) {
+            kept = c_.gap_trial_low == 0;
+        } else {
+            double expected = c_.gap_ref_idle;
+            const double grown = c_.gap_trial_growth / static_cast<double>(c_.gap_trial_n) / r_max;
+            if (grown < expected) expected = grown;
+            const double shrink = c_.gap_ref_idle - c_.gap_trial_max;
+            // The cycles moved more units per tick than measured (a producer whose own sends
+            // got cheaper with fewer stops: a ring smaller than the limit asked may keep the
+            // idle). A producer on a schedule keeps its cycles whatever the consumer's speed.
+            const bool faster = c_.gap_ref_ticks > 0.0 && c_.gap_trial_ticks > 0.0 &&
+                                c_.gap_trial_units * c_.gap_ref_ticks >
+                                    gap_gain * c_.gap_ref_units * c_.gap_trial_ticks;
+            // Or the idle shrank; but a busy period of the largest cycle's units drains this
+            // much faster or slower between the slowest and the fastest rate seen, so an idle
+            // can move that much with no help from the limit: such a shrink (or any, when the
+            // rate moved by more than a quarter) is no verdict.
+            const double by_speed = c_.gap_cycle_units_max * (1.0 / r_min - 1.0 / r_max);
+            const bool shrank = shrink >= expected / 4.0;
+            voided = !faster && shrank && (r_max > 1.25 * r_min || shrink <= by_speed);
+            kept = faster || shrank;
+        }
+        // A second void in a row counts as a failure: a consumer whose speed keeps changing
+        // would otherwise keep a term on trial in force most of the time.
+        if (voided && c_.gap_voids++ == 0) {
             set_gap_stage(gap_stage::none);
             c_.gap_cur = c_.gap_prev = 0;
             c_.inputs_changed = true;
             return;
         }
-        bool kept = false;
-        if (c_.gap_trial_n == 0) {
-            // No pause at the grown limit: the idle vanished, unless pauses came at a limit
-            // that never grew enough (the cap fell below it): then nothing was shown.
-            kept = c_.gap_trial_low == 0;
-        } else {
-            double expected = c_.gap_ref_idle;
-            if (per_tick > 0.0) {
-                const double grown = c_.gap_trial_growth /
-                                     static_cast<double>(c_.gap_trial_n) / per_tick;
-                if (grown < expected) expected = grown;
-            }
-            // Or the cycles moved more units per tick than measured (a producer whose own
-            // sends got cheaper with fewer stops: a ring smaller than the limit asked may keep
-            // the idle).
-            const bool faster = c_.gap_ref_ticks > 0.0 && c_.gap_trial_ticks > 0.0 &&
-                                c_.gap_trial_units * c_.gap_ref_ticks >
-                                    gap_gain * c_.gap_ref_units * c_.gap_trial_ticks;
-            kept = c_.gap_ref_idle - c_.gap_trial_max >= expected / 4.0 || faster;
-        }
-        if (kept) {
+        c_.gap_voids = 0;
+        if (kept && !voided) {
             set_gap_stage(gap_stage::trusted);
             c_.gap_phase_end = sat_add(t, sat_mul(c_.window, gap_trust));
             c_.gap_backoff = 8;
@@ -967,12 +999,7 @@ private:
         // The gap stages move on with time even when no pause comes to move them.
         if (c_.gap_phase == gap_stage::trying) {
             gap_ask(c_.gap_ref_need, true); // in force until judged
-            if (t >= c_.gap_phase_end) {
-                const std::uint64_t r = planning_rate();
-                gap_judge(static_cast<double>(r) /
-                              static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift),
-                          t);
-            }
+            if (t >= c_.gap_phase_end) gap_judge(t);
         } else if (c_.gap_phase == gap_stage::trusted && t >= c_.gap_phase_end) {
             set_gap_stage(gap_stage::none); // trusted long enough: measure and try again
         } else if (c_.gap_phase == gap_stage::measuring && t >= c_.gap_phase_end) {
@@ -1136,7 +1163,11 @@ private:
         double gap_ref_idle = 0;               // measured: the largest idle (ticks)
         std::uint32_t gap_ref_need = 0;        // ... the largest limit asked for
         std::uint32_t gap_ref_limit = 0;       // ... the limit at the first sample
-        double gap_ref_rate = 0;               // ... and the planning rate then (per tick)
+        double gap_rate_min = 0, gap_rate_max = 0; // planning rate range, measuring and trying
+        double gap_cycle_units_max = 0;        // ... and the largest cycle's units
+        bool gap_trial_begun = false;          // the trial's first pause (skipped) was seen
+        std::uint64_t gap_trial_until = 0;     // a trial with no pause at all ends by then
+        std::uint32_t gap_voids = 0;           // voided trials in a row
         std::uint32_t gap_trial_limit = 0;     // tried: idles count from this limit on
         double gap_trial_max = 0;              // ... the largest of them
         double gap_trial_growth = 0;           // ... the sum of the limit's growth at them
