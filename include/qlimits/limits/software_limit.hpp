@@ -854,7 +854,8 @@ private:
             // what a change of speed alone could do to an idle (gap_judge()).
             if (per_tick < c_.gap_rate_min) c_.gap_rate_min = per_tick;
             if (per_tick > c_.gap_rate_max) c_.gap_rate_max = per_tick;
-            if (cycle && cycle_units > c_.gap_cycle_units_max) c_.gap_cycle_units_max = cycle_units;
+            if (cycle && cycle_units > c_.gap_cycle_units_max)
+                c_.gap_cycle_units_max = cycle_units;
         }
         switch (c_.gap_phase) {
         case gap_stage::none:
