@@ -342,8 +342,7 @@ public:
                c_.completed.load(std::memory_order_relaxed);
     }
     [[nodiscard]] software_limit_stats stats() const noexcept {
-        const double rate = static_cast<double>(c_.rate_fp.load(std::memory_order_relaxed)) /
-                            static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        const double rate = per_tick_of(c_.rate_fp.load(std::memory_order_relaxed));
         return software_limit_stats{
             .limit = limit(),
             .inflight = inflight(),
@@ -833,8 +832,7 @@ private:
         c_.gap_pending = false;
         const std::uint64_t rate = planning_rate();
         if (rate == 0 || static_cast<std::int64_t>(t - c_.gap_time) <= 0) return;
-        const double per_tick = static_cast<double>(rate) /
-                                static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        const double per_tick = per_tick_of(rate);
         const double service = static_cast<double>(done - c_.gap_done) / per_tick;
         const double since = static_cast<double>(t - c_.gap_time);
         const double idle = since > service ? since - service : 0.0;
@@ -1037,6 +1035,11 @@ private:
             if (s != 0 && (r == 0 || s < r)) r = s;
         return r;
     }
+    // A meter rate (units per tick << rate_shift) as units per tick.
+    static double per_tick_of(std::uint64_t rate_fp) noexcept {
+        return static_cast<double>(rate_fp) /
+               static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+    }
     // Units drained in `ticks` at rate_fp: rounded up for what must be covered (the lead),
     // down for what must not be exceeded (the budget), saturating at 2^32.
     static std::uint64_t units_at(std::uint64_t rate_fp, std::uint64_t ticks, bool up) noexcept {
@@ -1053,8 +1056,7 @@ private:
         if (rate == 0) return; // nothing measured yet: keep the starting limit
         const std::uint32_t cap = clamp(units_at(rate, c_.budget, false),
                                         c_.min_limit, c_.max_limit);
-        const double per_tick = static_cast<double>(rate) /
-                                static_cast<double>(std::uint64_t{1} << drain_meter::rate_shift);
+        const double per_tick = per_tick_of(rate);
         // The cache floor pays while bouncing a line costs more than the share of an item.
         const bool floor_pays = static_cast<double>(c_.line_cost) * per_tick > c_.share;
         const std::uint32_t floor = clamp(
@@ -1116,6 +1118,8 @@ private:
         std::uint32_t published_at = 0; // completed count when room was last given
         std::uint32_t step = 1;         // units completed between two gifts of room
         bool wake_pending = false;      // room given to a held producer; its next post awaited
+        bool gap_pending = false;       // dry behind a producer that paused on its own: its idle
+                                        // is timed at the next completion (gap_sample())
         sojourn_probe probe;
         std::uint32_t adj_pub = 0;      // the adj_limit last published
         std::uint32_t wake_queued = 0; // the producer's count when room was given to it
@@ -1154,7 +1158,6 @@ private:
         double share = 0.1;
         bool learn_wake = false;
         bool held_in_busy = false;   // the limit held the producer back since the ring last ran dry
-        bool gap_pending = false;    // dry behind a producer that paused on its own: idle timed
         std::uint64_t gap_time = 0;  // ... since this time
         std::uint32_t gap_done = 0;  // ... and completed count
         std::uint32_t gap_limit = 0; // ... and the limit then
