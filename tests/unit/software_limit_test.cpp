@@ -316,18 +316,27 @@ TEST_CASE("software_limit: one sample over the budget (not twice it) cuts the li
     CHECK(p.limit() == 5);
 }
 
+namespace {
+// Flood: 20 ns to post, 50 ns per item (20 units/us), a ring of 4096, 40 ms; the producer
+// takes `wake_ns` to wake.
+test::workload slow_wake_flood(std::uint64_t wake_ns) {
+    test::workload w;
+    w.producer_ns = 20;
+    w.consumer_ns = 50;
+    w.wake_ns = wake_ns;
+    w.ring = 4096;
+    w.duration_ns = 40'000'000;
+    return w;
+}
+} // namespace
+
 TEST_CASE("software_limit: a wake-up that runs the ring dry extends the lead by the idle") {
     // A producer that takes 50 us to wake, a consumer at 50 ns per item, a ring of 4096: the
     // consumer drains what was in flight when room was given and idles for the rest of the
     // wake-up. What completed in the wait is then about the limit itself; counted alone it
     // holds the limit near where it is (before: lead 587, limit mean 432 in this run). The
     // idle, at the drain rate, is added: the lead covers the ~1000 units of the wait.
-    test::workload w;
-    w.producer_ns = 20;
-    w.consumer_ns = 50;
-    w.wake_ns = 50'000;
-    w.ring = 4096;
-    w.duration_ns = 40'000'000;
+    const test::workload w = slow_wake_flood(50'000);
     sw p({}, at(0));
     const auto o = test::drive(p, w);
     const auto s = p.stats();
@@ -350,12 +359,7 @@ TEST_CASE("software_limit: a producer slow to wake still keeps a fast consumer b
         const unsigned wake_ns = c.first;
         const double at_least = c.second;
         CAPTURE(wake_ns);
-        test::workload w;
-        w.producer_ns = 20;
-        w.consumer_ns = 50;
-        w.wake_ns = wake_ns;
-        w.ring = 4096;
-        w.duration_ns = 40'000'000;
+        const test::workload w = slow_wake_flood(wake_ns);
         sw p({}, at(0));
         const auto o = test::drive(p, w);
         qlimits::unlimited<clock_ns> u({}, at(0));

@@ -681,9 +681,7 @@ private:
                             ? units_at(planning_rate(), t - c_.wake_dry_time, false)
                             : 0;
                     const std::uint64_t units = (done - c_.wake_done) + idle_units;
-                    lead_sample(t - c_.wake_time, units > c_.max_limit
-                                                      ? c_.max_limit
-                                                      : static_cast<std::uint32_t>(units));
+                    lead_sample(t - c_.wake_time, clamp(units, 0, c_.max_limit));
                     // The consumer idled meanwhile: the units completed undercount the wait.
                     wake_sample(t - c_.wake_time, 0, false);
                 } else {
