@@ -47,9 +47,8 @@
 //
 // Back-off. A side that fails retries spaced: a send refused by a full ring, and a poll of an
 // empty ring, pause before returning (stats().producer_backoff_pauses / consumer_backoff_pauses
-// count the pauses): 4 pauses after the first failure in a row, doubling to 16 in
-// try_send()/try_receive*() and to 128 inside send()/receive*(), and 32 more when the failure
-// ends a run of at least 32 successes (the side has caught up with a streaming other side; a
+// count the pauses): 4 pauses after the first failure in a row, doubling to 16, and 32 more
+// when the failure ends a run of at least 32 successes (the side has caught up with a streaming other side; a
 // batch builds up while it waits). Retried at once, each failure would pull the other side's
 // cache lines (the ring's index and slots) across while that side is writing them. The waits
 // of send() and receive() spend about 256 pauses this way before they sleep.
@@ -475,11 +474,12 @@ private:
     // Back-off after a refusal by a full ring (producer) or an empty poll (consumer). A side
     // that retried at once would pull the other side's cache lines (the ring's index and
     // slots) across on every try and slow the very side it waits for.
-    // - Failures in a row pause 4 times, doubling with each one to 128 (about 80 ns to 2.5 us
-    //   at the 20 ns a `pause` took on the development VM's AMD EPYC; other x86 cores take from
-    //   a few to about 40 ns); try_send()/try_receive*() double only twice (at most 16 pauses,
-    //   about 0.3 us): their caller may have other rings to serve and decides itself how long
-    //   to wait.
+    // - Failures in a row pause 4 times, doubling with each one to 16 (about 80 to 320 ns at
+    //   the 20 ns a `pause` took on the development VM's AMD EPYC; other x86 cores take from a
+    //   few to about 40 ns). The cap is the latency a waiting side adds when the other side
+    //   answers: inside send()/receive*() the doubling went on to 128 pauses (2.5 us) until
+    //   2026-12-02, and a one-item ping-pong then took twice as long per round trip, with no
+    //   streaming row faster (docs/benchmarks.md "Back-off cap").
     // - The slip: a first failure that ends a run of at least slip_min_run (32) successes
     //   pauses slip_pauses (32, about 0.6 us) more. The other side was streaming and this side
     //   has caught up with it; waiting lets a batch of items (or of free slots) build up, so the
@@ -491,8 +491,7 @@ private:
     static constexpr unsigned slip_pauses = 32;
     static constexpr std::uint32_t slip_min_run = 32;
     static constexpr unsigned backoff_first_pauses = 4;
-    static constexpr std::uint32_t backoff_doublings = 5;
-    static constexpr std::uint32_t try_backoff_doublings = 2;
+    static constexpr std::uint32_t backoff_doublings = 2;
     // Pauses a side spends retrying before it announces that it will sleep (its polls spaced by
     // the back-off above; about 5 us at 20 ns a pause, the budget the earlier 128 polls of one
     // pause each had, and the order of a futex wake-up and the context switch it causes): a
@@ -523,27 +522,18 @@ private:
         return b == symmetric ? barrier_in_use::fences : barrier_in_use::fences_after_failure;
     }
 
-    // Sets a side's in_wait for the length of a wait.
-    struct scoped_flag {
-        bool& flag;
-        explicit scoped_flag(bool& f) noexcept : flag(f) { flag = true; }
-        ~scoped_flag() { flag = false; }
-        scoped_flag(const scoped_flag&) = delete;
-        scoped_flag& operator=(const scoped_flag&) = delete;
-    };
-
     // Pause for the back-off of a failure after `streak` others in a row, which ends a run of
     // `run` successes (capped at slip_min_run); counts the pauses in `total` (stats(), and the
     // waits' budget before they sleep).
     static void back_off(std::uint32_t& streak, std::uint32_t& run,
-                         std::atomic<std::uint64_t>& total, std::uint32_t doublings) noexcept {
-        unsigned pauses = backoff_first_pauses << std::min(streak, doublings);
+                         std::atomic<std::uint64_t>& total) noexcept {
+        unsigned pauses = backoff_first_pauses << std::min(streak, backoff_doublings);
         if (streak == 0 && run >= slip_min_run)
             pauses += slip_pauses;
         run = 0;
         for (unsigned k = 0; k < pauses; ++k)
             detail::cpu_relax();
-        if (streak < doublings)
+        if (streak < backoff_doublings)
             ++streak;
         total.store(total.load(std::memory_order_relaxed) + pauses, std::memory_order_relaxed);
     }
@@ -579,8 +569,7 @@ private:
             flush_pending();
             // A caller that retries at once would re-read the consumer's lines in a tight loop
             // and slow the consumer down: space the retries (see backoff_first_pauses).
-            back_off(p_.full_streak, p_.run, p_.backoff_pauses,
-                     p_.in_wait ? backoff_doublings : try_backoff_doublings);
+            back_off(p_.full_streak, p_.run, p_.backoff_pauses);
             return send_status::ring_full;
         }
         p_.full_streak = 0;
@@ -600,7 +589,6 @@ private:
     }
 
     send_status blocking_push(value_type& item, const deadline_type* deadline) noexcept {
-        const scoped_flag waiting{p_.in_wait};
         std::uint64_t paused_from = pauses(p_.backoff_pauses); // pauses before the last sleep
         for (unsigned spins = 0;;) {
             send_status r = push(item, false);
@@ -864,8 +852,7 @@ private:
     // polls again, so it does not pull the ring's index away from the producer on every try.
     void on_empty_poll() noexcept {
         on_empty();
-        back_off(c_.empty_streak, c_.run, c_.backoff_pauses,
-                 c_.in_wait ? backoff_doublings : try_backoff_doublings);
+        back_off(c_.empty_streak, c_.run, c_.backoff_pauses);
     }
 
     // Wake the producer if it is stopped or waiting and what it waits for has happened. After a
@@ -927,7 +914,6 @@ private:
     // the deadline.
     template <class Take>
     bool consumer_wait_for(Take&& take, const deadline_type* deadline) noexcept {
-        const scoped_flag waiting{c_.in_wait};
         std::uint64_t paused_from = pauses(c_.backoff_pauses); // pauses before the last sleep
         for (;;) {
             if (take())
@@ -992,7 +978,6 @@ private:
     // Written by the producer only (pushed is read by the consumer on its way to sleep).
     struct alignas(cache_line_size) producer_line {
         bool doorbell_pending = false;
-        bool in_wait = false; // inside send() (back_off may double further)
         std::uint64_t pushed_local = 0;   // items pushed
         std::uint64_t units_sent = 0;     // units counted (the channel's 64-bit books)
         std::uint64_t completed_seen = 0; // last reading of c_.units_completed
@@ -1015,7 +1000,6 @@ private:
         std::uint64_t popped_local = 0;
         std::uint64_t completed_local = 0;
         bool progress = false; // popped or completed since the last F3
-        bool in_wait = false;  // inside receive*() (back_off may double further)
         std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
         std::uint32_t run = 0;          // items taken since the last empty poll (the slip)
         std::atomic<std::uint64_t> popped{0};
