@@ -199,6 +199,7 @@ std::vector<ab::row> rows() {
         {"dql_batched", [=] { return batched<dql>(dql_never_bites); }},
         {"dql_default_batched", [] { return batched<dql>({}); }},
         {"blocking_unlimited", [] { return blocking<unl>({}); }},
+        {"blocking_fixed", [=] { return blocking<fixed>(fixed_never_bites); }},
         {"blocking_dql", [=] { return blocking<dql>(dql_never_bites); }},
         {"blocking_dql_default", [] { return blocking<dql>({}); }},
         {"sw_per_item", [=] { return per_item<sw>(sw_never_bites, sleep); }},
