@@ -22,6 +22,9 @@
 //    stalls_over_5us_per_s how often it lost more than 5 us
 //    (membarrier interrupts every CPU running a thread of the process on each consumer sleep).
 //  - 1thread_*: one thread plays both sides, 64 items at a time (no cache-line transfer).
+//  - bm_round_trip_*: one item there and back through two rings (a request/response pair):
+//    spinning raw rings, moodycamel's blocking queue, blocking channels (unlimited, dql with
+//    its defaults); per_trip is the time of one round trip.
 // Threads are pinned to CPUs 0 and 1 (sched_setaffinity) where the machine allows it; the
 // `pinned` counter says whether it worked. QLIMITS_BENCH_NO_PIN=1 turns pinning off.
 //
@@ -398,6 +401,97 @@ void bm_channel_1thread_unlimited_fences(benchmark::State& st) {
 void bm_channel_1thread_unlimited_spin(benchmark::State& st) {
     bm_1thread<unlimited>(st, {}, spin);
 }
+// One item there and back, again and again: the latency a request/response pair of threads
+// sees (the waits' back-off and sleeps, not the ring's streaming). Per round trip.
+constexpr std::uint64_t trips_per_run = 1U << 14;
+template <class Serve, class Ask>
+void round_trip(benchmark::State& st, Serve serve, Ask ask) {
+    const bool pinned = pin(0);
+    for (auto _ : st) {
+        std::thread peer([&] {
+            (void)pin(1);
+            serve();
+        });
+        ask();
+        peer.join();
+    }
+    unpin();
+    st.counters["pinned"] = pinned ? 1 : 0;
+    st.counters["per_trip"] = benchmark::Counter(static_cast<double>(trips_per_run),
+                                                 benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+}
+void bm_round_trip_raw_ring(benchmark::State& st) {
+    auto there = std::make_unique<ring_t>(), back = std::make_unique<ring_t>();
+    round_trip(
+        st,
+        [&] {
+            item v = 0;
+            for (std::uint64_t k = 0; k < trips_per_run; ++k) {
+                spin_until([&] { return there->try_pop(v); });
+                spin_until([&] { return back->try_push(item{v}); });
+            }
+        },
+        [&] {
+            item v = 0;
+            for (std::uint64_t k = 0; k < trips_per_run; ++k) {
+                spin_until([&] { return there->try_push(item{k}); });
+                spin_until([&] { return back->try_pop(v); });
+            }
+        });
+}
+#if QLIMITS_BENCH_MOODYCAMEL
+void bm_round_trip_moodycamel_blocking(benchmark::State& st) {
+    moodycamel::BlockingReaderWriterQueue<item> there(1024), back(1024);
+    round_trip(
+        st,
+        [&] {
+            item v = 0;
+            for (std::uint64_t k = 0; k < trips_per_run; ++k) {
+                there.wait_dequeue(v);
+                spin_until([&] { return back.try_enqueue(item{v}); });
+            }
+        },
+        [&] {
+            item v = 0;
+            for (std::uint64_t k = 0; k < trips_per_run; ++k) {
+                spin_until([&] { return there.try_enqueue(item{k}); });
+                back.wait_dequeue(v);
+            }
+        });
+}
+#endif
+template <class Policy>
+void bm_round_trip_channel(benchmark::State& st, const typename Policy::config_type& cfg) {
+    auto r1 = std::make_unique<ring_t>(), r2 = std::make_unique<ring_t>();
+    auto there = make_channel<Policy>(*r1, cfg, qlimits::consumer_wait::sleep,
+                                      qlimits::doorbell_barrier::membarrier);
+    auto back = make_channel<Policy>(*r2, cfg, qlimits::consumer_wait::sleep,
+                                     qlimits::doorbell_barrier::membarrier);
+    round_trip(
+        st,
+        [&] {
+            item v = 0;
+            for (std::uint64_t k = 0; k < trips_per_run; ++k) {
+                (void)there->receive(v);
+                (void)back->send(item{v});
+            }
+        },
+        [&] {
+            item v = 0;
+            for (std::uint64_t k = 0; k < trips_per_run; ++k) {
+                (void)there->send(item{k});
+                (void)back->receive(v);
+            }
+        });
+}
+void bm_round_trip_channel_unlimited(benchmark::State& st) {
+    bm_round_trip_channel<qlimits::unlimited<>>(st, {});
+}
+// dql with its defaults: the limit on (one item in flight is within any limit).
+void bm_round_trip_channel_dql(benchmark::State& st) {
+    bm_round_trip_channel<qlimits::dql<>>(st, {});
+}
 } // namespace
 
 #define QLIMITS_CHANNEL_BENCH(fn) BENCHMARK(fn)->UseRealTime()->Unit(benchmark::kMillisecond)
@@ -427,6 +521,12 @@ QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_busy_poller_membarrier);
 QLIMITS_CHANNEL_BENCH(bm_channel_busy_poller_fences);
+QLIMITS_CHANNEL_BENCH(bm_round_trip_raw_ring);
+#if QLIMITS_BENCH_MOODYCAMEL
+QLIMITS_CHANNEL_BENCH(bm_round_trip_moodycamel_blocking);
+#endif
+QLIMITS_CHANNEL_BENCH(bm_round_trip_channel_unlimited);
+QLIMITS_CHANNEL_BENCH(bm_round_trip_channel_dql);
 BENCHMARK(bm_channel_1thread_raw_ring);
 BENCHMARK(bm_channel_1thread_unlimited);
 BENCHMARK(bm_channel_1thread_dql);
