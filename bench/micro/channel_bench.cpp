@@ -2,7 +2,8 @@
 // does the channel cost when its limit never bites? A producer thread moves N 8-byte items to
 // the consumer (the benchmark thread); per_item is the wall time of the transfer over N.
 //
-// Rows (all bm_channel_*; "raw" rows are the baselines):
+// Rows (bm_channel_*, the rows of issue 8's speed bar; "raw" rows are the baselines; the
+// bm_round_trip_* rows at the end are named outside that prefix on purpose):
 //  - raw_ring: examples/rings/spsc_ring.hpp, an index-caching SPSC ring (the design of
 //    rigtorp/SPSCQueue: each side caches the other's index and reads the shared one only when
 //    the cached one says full/empty), both sides spinning; raw_moodycamel: the same transfer

@@ -242,9 +242,10 @@ struct stubborn_ring {
 } // namespace
 
 TEST_CASE("channel: a consumer whose pops fail spuriously with an item in the ring does not sleep") {
-    // Kills the mutant chan-known-empty: with it the consumer, past its 128 polls, sleeps on a
-    // ring it knows holds an item; no producer will ring the doorbell again, so receive() waits
-    // for the deadline and fails. One thread: the item is sent before receive() is called.
+    // Kills the mutant chan-known-empty: with it the consumer, past its spin (256 pauses),
+    // sleeps on a ring it knows holds an item; no producer will ring the doorbell again, so
+    // receive() waits for the deadline and fails. One thread: the item is sent before
+    // receive() is called.
     stubborn_ring ring;
     ring.pop_failures = 1000; // well past the spin before a sleep
     qlimits::channel<stubborn_ring, qlimits::unlimited<>> ch(ring);
@@ -258,9 +259,9 @@ TEST_CASE("channel: a consumer whose pops fail spuriously with an item in the ri
 }
 
 TEST_CASE("channel: a producer whose pushes fail spuriously on an empty ring does not sleep") {
-    // Kills the mutant chan-room-guard: with it send(), past its 128 tries, waits for a pop to
-    // free a slot in a ring that holds nothing, so no pop will ever come: it sleeps to the
-    // deadline and times out. One thread: nothing else touches the channel.
+    // Kills the mutant chan-room-guard: with it send(), past its spin (256 pauses), waits for
+    // a pop to free a slot in a ring that holds nothing, so no pop will ever come: it sleeps
+    // to the deadline and times out. One thread: nothing else touches the channel.
     stubborn_ring ring;
     ring.push_failures = 1000; // well past the spin before a wait
     qlimits::channel<stubborn_ring, qlimits::unlimited<>> ch(ring);

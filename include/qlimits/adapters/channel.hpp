@@ -48,10 +48,11 @@
 // Back-off. A side that fails retries spaced: a send refused by a full ring, and a poll of an
 // empty ring, pause before returning (stats().producer_backoff_pauses / consumer_backoff_pauses
 // count the pauses): 4 pauses after the first failure in a row, doubling to 16, and 32 more
-// when the failure ends a run of at least 32 successes (the side has caught up with a streaming other side; a
-// batch builds up while it waits). Retried at once, each failure would pull the other side's
-// cache lines (the ring's index and slots) across while that side is writing them. The waits
-// of send() and receive() spend about 256 pauses this way before they sleep.
+// when the failure ends a run of at least 32 successes (the side has caught up with a
+// streaming other side; a batch builds up while it waits). Retried at once, each failure
+// would pull the other side's cache lines (the ring's index and slots) across while that side
+// is writing them. The waits of send() and receive() spend about 256 pauses this way before
+// they sleep.
 //
 // The policy's cheaper forms. Where the policy has them (fixed_limit, unlimited), the producer
 // asks may_post() instead of available() >= 0 (fixed_limit's reads the consumer's line only
@@ -478,8 +479,9 @@ private:
     //   the 20 ns a `pause` took on the development VM's AMD EPYC; other x86 cores take from a
     //   few to about 40 ns). The cap is the latency a waiting side adds when the other side
     //   answers: inside send()/receive*() the doubling went on to 128 pauses (2.5 us) until
-    //   2026-12-02, and a one-item ping-pong then took twice as long per round trip, with no
-    //   streaming row faster (docs/benchmarks.md "Back-off cap").
+    //   2026-12-02, and a one-item ping-pong then took 2.7-3.3x as long per round trip; of
+    //   the streaming rows one was faster with it, by 5-13 % (docs/benchmarks.md "Back-off
+    //   cap").
     // - The slip: a first failure that ends a run of at least slip_min_run (32) successes
     //   pauses slip_pauses (32, about 0.6 us) more. The other side was streaming and this side
     //   has caught up with it; waiting lets a batch of items (or of free slots) build up, so the
