@@ -90,8 +90,11 @@ void unpin() {
     (void)::sched_setaffinity(0, sizeof set, &set);
 }
 
+// The producer on a thread of its own (CPU 1), the consumer on the benchmark thread (CPU 0);
+// `count` items (round trips for bm_round_trip_*) per run, reported per one as `per`.
 template <class Produce, class Consume>
-void transfer(benchmark::State& st, Produce produce, Consume consume) {
+void transfer(benchmark::State& st, Produce produce, Consume consume,
+              std::uint64_t count = items_per_run, const char* per = "per_item") {
     const bool pinned = pin(0);
     for (auto _ : st) {
         std::thread producer([&] {
@@ -103,12 +106,12 @@ void transfer(benchmark::State& st, Produce produce, Consume consume) {
     }
     unpin();
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
-                         static_cast<std::int64_t>(items_per_run));
+                         static_cast<std::int64_t>(count));
     st.counters["pinned"] = pinned ? 1 : 0;
     // Seconds per item (shown in ns): unlike items/s, its median over repetitions reads directly.
-    st.counters["per_item"] = benchmark::Counter(static_cast<double>(items_per_run),
-                                                 benchmark::Counter::kIsIterationInvariantRate |
-                                                     benchmark::Counter::kInvert);
+    st.counters[per] = benchmark::Counter(static_cast<double>(count),
+                                          benchmark::Counter::kIsIterationInvariantRate |
+                                              benchmark::Counter::kInvert);
 }
 
 void bm_channel_raw_ring(benchmark::State& st) {
@@ -407,20 +410,13 @@ void bm_channel_1thread_unlimited_spin(benchmark::State& st) {
 constexpr std::uint64_t trips_per_run = 1U << 14;
 template <class Serve, class Ask>
 void round_trip(benchmark::State& st, Serve serve, Ask ask) {
-    const bool pinned = pin(0);
-    for (auto _ : st) {
-        std::thread peer([&] {
-            (void)pin(1);
-            serve();
-        });
-        ask();
-        peer.join();
-    }
-    unpin();
-    st.counters["pinned"] = pinned ? 1 : 0;
-    st.counters["per_trip"] = benchmark::Counter(static_cast<double>(trips_per_run),
-                                                 benchmark::Counter::kIsIterationInvariantRate |
-                                                     benchmark::Counter::kInvert);
+    transfer(
+        st, serve,
+        [&] {
+            ask();
+            return std::uint64_t{0};
+        },
+        trips_per_run, "per_trip");
 }
 void bm_round_trip_raw_ring(benchmark::State& st) {
     auto there = std::make_unique<ring_t>(), back = std::make_unique<ring_t>();
