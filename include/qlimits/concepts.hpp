@@ -89,6 +89,17 @@ concept accepts_lazy_time =
         { p.on_taken(n, now) } noexcept -> std::same_as<bool>;
     };
 
+/// The policy also has `bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept`:
+/// same_take = true reports units that left the ring in the same take as the previous call's
+/// (a batch taken at once and completed item by item), so the policy counts the parts as one
+/// batch at one time. Adapters pass it where present (channel's receive_batch per item).
+template <class P>
+concept accepts_take_parts =
+    accepts_lazy_time<P> &&
+    requires(P& p, std::uint32_t n, typename P::time_point (*now)() noexcept, bool same) {
+        { p.on_taken(n, now, same) } noexcept -> std::same_as<bool>;
+    };
+
 namespace detail {
 /// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
 /// policy's clock_type when that has one, so adapters pick the same default clock for the

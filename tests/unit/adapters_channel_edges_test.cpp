@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -450,18 +451,26 @@ namespace {
 // for the time.
 struct counting_sw : qlimits::software_limit<> {
     using software_limit::software_limit;
-    int completed_calls = 0, taken_calls = 0, clock_reads = 0;
+    int completed_calls = 0, taken_calls = 0, clock_reads = 0, parts = 0;
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         ++completed_calls;
         return software_limit::on_completed(n, now);
     }
     template <class Now>
     bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return on_taken(n, now, false);
+    }
+    template <class Now>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
         ++taken_calls;
-        return software_limit::on_taken(n, [&]() noexcept {
-            ++clock_reads;
-            return now();
-        });
+        parts += same_take ? 1 : 0;
+        return software_limit::on_taken(
+            n,
+            [&]() noexcept {
+                ++clock_reads;
+                return now();
+            },
+            same_take);
     }
 };
 } // namespace
@@ -487,5 +496,37 @@ TEST_CASE("channel: a policy with on_taken() reads the time itself, only when it
     // The time is read at most once per take, and never without a take.
     CHECK(ch.policy().clock_reads >= 1);
     CHECK(ch.policy().clock_reads <= received);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("channel: receive_batch per item reports one take in parts (same_take)") {
+    // The items of one receive_batch() completed per item left the ring in one take: the first
+    // is reported as a take, the rest as its parts, so the policy counts one batch at one time.
+    // Per batch it is one report; try_receive() is always a take of its own.
+    static_assert(qlimits::accepts_take_parts<counting_sw>);
+    using ring_t = rings::spsc_ring<std::uint64_t, 1024>;
+    ring_t ring;
+    qlimits::software_limit_config cfg{};
+    cfg.min_limit = cfg.max_limit = 64; // room for the 8 sent below, whatever the clock says
+    qlimits::channel<ring_t, counting_sw> ch(ring, cfg);
+    std::array<std::uint64_t, 8> out{};
+    const auto send = [&](int k) {
+        for (int i = 0; i < k; ++i) REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    };
+    send(8);
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_item) == 8);
+    CHECK(ch.policy().taken_calls == 8);
+    CHECK(ch.policy().parts == 7);
+    CHECK(ch.policy().clock_reads <= 1);
+    send(8);
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 8);
+    CHECK(ch.policy().taken_calls == 9);
+    CHECK(ch.policy().parts == 7);
+    send(2);
+    std::uint64_t v = 0;
+    REQUIRE(ch.try_receive(v));
+    REQUIRE(ch.try_receive(v));
+    CHECK(ch.policy().taken_calls == 11);
+    CHECK(ch.policy().parts == 7);
     CHECK(ch.inflight() == 0);
 }

@@ -36,6 +36,10 @@ struct workload {
     bool take_all = false;             ///< take up to poll_budget at once, then work them off
     std::uint64_t clock_grain_ns = 1;  ///< the policy sees now rounded down to this
     bool lazy_time = false;            ///< report through on_taken() (the time read on demand)
+    /// take_all, per item, on_taken(): report the items after a take's first as parts of that
+    /// take (same_take, as channel's receive_batch does), or each as a take of its own.
+    bool parts_as_take = true;
+    std::uint64_t pop_ns = 0;          ///< take_all: time per item taken (the pops of a take)
 };
 
 struct outcome {
@@ -46,6 +50,7 @@ struct outcome {
     std::uint64_t stops = 0;
     std::uint64_t reports = 0;     ///< completion calls
     std::uint64_t clock_reads = 0; ///< times the policy asked for the time (lazy_time)
+    std::uint64_t takes = 0;       ///< take_all: takes (each reported at once or in parts)
 };
 
 /// Run `w` through policy `p` (any limit_policy on a nanosecond manual clock); `observe` is
@@ -67,15 +72,22 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
     std::uint64_t pending_since = 0, limit_t = w.duration_ns / 2;
     double limit_area = 0;
     std::uint32_t last_limit = p.limit();
-    const auto complete = [&](std::uint32_t n) {
+    // same_take: a later part of the previous report's take.
+    const auto complete = [&](std::uint32_t n, bool same_take = false) {
         if (n == 0) return;
         ++o.reports;
         if constexpr (qlimits::accepts_lazy_time<Policy>) {
-            if (w.lazy_time) {
-                p.on_taken(n, [&]() noexcept {
-                    ++o.clock_reads;
-                    return at(t);
-                });
+            const auto now = [&]() noexcept {
+                ++o.clock_reads;
+                return at(t);
+            };
+            if (w.lazy_time && same_take) {
+                if constexpr (qlimits::accepts_take_parts<Policy>)
+                    p.on_taken(n, now, true);
+                else
+                    p.on_taken(n, now);
+            } else if (w.lazy_time) {
+                p.on_taken(n, now);
             } else {
                 p.on_completed(n, at(t));
             }
@@ -143,10 +155,12 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
         } else if (what == 1 && w.take_all) {
             const auto n = static_cast<std::uint32_t>(
                 std::min<std::size_t>(ring.size(), w.poll_budget));
+            ++o.takes;
             for (std::uint32_t i = 0; i < n; ++i) {
+                if (i != 0) t += w.pop_ns;
                 o.sojourn_max_ns = std::max(o.sojourn_max_ns, t - ring.front());
                 ring.pop_front();
-                if (w.mode == report::per_item) complete(1);
+                if (w.mode == report::per_item) complete(1, i != 0 && w.parts_as_take);
             }
             o.taken += n;
             if (w.mode != report::per_item) complete(n);

@@ -366,6 +366,7 @@ TEST_CASE("adapters take a pre-built policy: a recording with the user's own sin
 TEST_CASE("checked<software_limit> forwards on_taken: the time read as rarely, the books checked") {
     using sw_ns = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
     static_assert(qlimits::accepts_lazy_time<qt::checked<sw_ns>>);
+    static_assert(qlimits::accepts_take_parts<qt::checked<sw_ns>>);
     const sw_ns::config_type cfg{.min_limit = 1024, .max_limit = 1024};
     qt::checked<sw_ns> c(cfg, sw_ns::time_point{});
     sw_ns bare(cfg, sw_ns::time_point{});
@@ -378,13 +379,19 @@ TEST_CASE("checked<software_limit> forwards on_taken: the time read as rarely, t
         }
         now += 50;
         const auto at = sw_ns::time_point{std::chrono::nanoseconds{now}};
-        REQUIRE(c.on_taken(1, [&]() noexcept { ++reads_checked; return at; }));
-        REQUIRE(bare.on_taken(1, [&]() noexcept { ++reads_bare; return at; }));
-        ++takes;
+        if (round % 3 == 0) { // a take of its own
+            REQUIRE(c.on_taken(1, [&]() noexcept { ++reads_checked; return at; }));
+            REQUIRE(bare.on_taken(1, [&]() noexcept { ++reads_bare; return at; }));
+            ++takes;
+        } else { // a part of the previous take (same_take forwarded)
+            REQUIRE(c.on_taken(1, [&]() noexcept { ++reads_checked; return at; }, true));
+            REQUIRE(bare.on_taken(1, [&]() noexcept { ++reads_bare; return at; }, true));
+        }
     }
     CHECK(c.ok());
     CHECK(reads_checked == reads_bare); // the wrapper adds no clock reading
-    CHECK(reads_checked * 8 <= takes);
+    CHECK(reads_checked * 8 <= takes * 3);
+    CHECK(c.limit() == bare.limit());
     CHECK(c.available() == bare.available());
     // An over-completion through on_taken is refused and the books stay right.
     const auto zero = []() noexcept { return sw_ns::time_point{}; };
@@ -393,7 +400,8 @@ TEST_CASE("checked<software_limit> forwards on_taken: the time read as rarely, t
     {
         test::contract_probe probe;
         CHECK_FALSE(c.on_taken(3, zero));
-        CHECK(probe.count() == 1);
+        CHECK_FALSE(c.on_taken(3, zero, true));
+        CHECK(probe.count() == 2);
     }
     CHECK(c.ok());
     CHECK(c.inflight() == 2);

@@ -48,12 +48,18 @@ public:
     template <class Now>
         requires std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return on_taken(n, now, false);
+    }
+    /// A later part of the previous call's take (receive_batch() completed per item).
+    template <class Now>
+        requires std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
         return p_->taken(
             n,
             [](const void* ctx) noexcept {
                 return ns((*static_cast<const std::remove_reference_t<Now>*>(ctx))());
             },
-            &now);
+            &now, same_take);
     }
     void reset(time_point now) noexcept { p_->reset(ns(now)); }
     [[nodiscard]] stats_type stats() const noexcept { return {limit(), inflight()}; }

@@ -30,9 +30,11 @@ public:
     virtual bool completed(std::uint32_t units, ns_t now) noexcept = 0;
     /// Units taken by a consumer (the real pipeline's channel), the time read through now(ctx)
     /// only when the policy needs it (software_limit::on_taken); the others read it once per
-    /// call, as the channel does for them.
+    /// call, as the channel does for them. same_take: a later part of the previous call's take
+    /// (software_limit counts the parts as one batch at one time; the others ignore it).
     using now_fn = ns_t (*)(const void* ctx) noexcept;
-    virtual bool taken(std::uint32_t units, now_fn now, const void* ctx) noexcept {
+    virtual bool taken(std::uint32_t units, now_fn now, const void* ctx, bool same_take) noexcept {
+        (void)same_take;
         return completed(units, now(ctx));
     }
     virtual void reset(ns_t now) noexcept = 0;
@@ -60,9 +62,13 @@ public:
     bool completed(std::uint32_t units, ns_t now) noexcept override {
         return p_.on_completed(units, to_tick(now));
     }
-    bool taken(std::uint32_t units, now_fn now, const void* ctx) noexcept override {
-        if constexpr (qlimits::accepts_lazy_time<P>)
-            return p_.on_taken(units, [now, ctx]() noexcept { return to_tick(now(ctx)); });
+    bool taken(std::uint32_t units, now_fn now, const void* ctx,
+               bool same_take) noexcept override {
+        const auto read = [now, ctx]() noexcept { return to_tick(now(ctx)); };
+        if constexpr (qlimits::accepts_take_parts<P>)
+            return p_.on_taken(units, read, same_take);
+        else if constexpr (qlimits::accepts_lazy_time<P>)
+            return p_.on_taken(units, read);
         else
             return p_.on_completed(units, to_tick(now(ctx)));
     }

@@ -105,7 +105,9 @@
 // Time: the policy's on_completed(n, now) gets `now` from the Clock, read once per completion
 // (once per batch with completion::per_batch); not read at all for policies with
 // `uses_time = false`. A policy with on_taken(n, now_fn) (accepts_lazy_time: software_limit)
-// is called with that instead and reads the Clock itself when it needs the time. For clocks
+// is called with that instead and reads the Clock itself when it needs the time; with
+// on_taken(n, now_fn, same_take) (accepts_take_parts) the items of one receive_batch() completed
+// per item are reported as parts of one take (one batch, one time). For clocks
 // with ticks of a millisecond or more (jiffy_clock, dql's default) the channel reads
 // CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is then up to one kernel
 // tick (1-4 ms) old, and never goes backwards.
@@ -751,6 +753,7 @@ private:
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
         std::size_t n = 0;
+        bool reported = false; // a part of this take was reported (later parts say same_take)
         for (; n < out.size(); ++n) {
             if (!traits::try_pop(*f_.ring, out[n]))
                 break;
@@ -758,7 +761,7 @@ private:
             // A batch is one completion unless its units would leave the range a policy's
             // 32-bit counters can compare (2^31); then it is reported in parts.
             if (mode == completion::per_item || c_.owed + units > max_inflight_units)
-                (void)settle();
+                reported |= settle(reported);
             c_.owed += units;
         }
         if (n == 0) {
@@ -767,7 +770,7 @@ private:
             return 0;
         }
         count_pops(n);
-        (void)settle();
+        (void)settle(reported);
         wake_producer();
         return n;
     }
@@ -794,7 +797,8 @@ private:
     // Returns whether anything was reported. The producer pushes first and counts second, so the
     // consumer may hold an item whose units are not counted yet (see the file comment); those
     // stay owed until a later call instead of making the consumer wait for the producer.
-    bool settle() noexcept {
+    // same_take: a later part of a take already partly reported (take_batch() per item).
+    bool settle(bool same_take = false) noexcept {
         std::uint64_t units = c_.owed;
         if (units == 0)
             return false;
@@ -810,10 +814,13 @@ private:
                 return false;
         }
         bool ok;
-        if constexpr (accepts_lazy_time<Policy>) {
-            // The policy reads the clock itself, only when it needs the time.
-            ok = policy_.on_taken(static_cast<std::uint32_t>(units),
-                                  []() noexcept { return read_clock::now(); });
+        const auto now = []() noexcept { return read_clock::now(); };
+        if constexpr (accepts_take_parts<Policy>) {
+            // The policy reads the clock itself, only when it needs the time, and counts the
+            // parts of one take as one batch at one time.
+            ok = policy_.on_taken(static_cast<std::uint32_t>(units), now, same_take);
+        } else if constexpr (accepts_lazy_time<Policy>) {
+            ok = policy_.on_taken(static_cast<std::uint32_t>(units), now);
         } else if constexpr (accepts_known_counted<Policy>) {
             // The credit (or counting first) proves the units counted: the policy need not read
             // the producer's line again to check them (one line transfer less per reading).

@@ -230,7 +230,7 @@ public:
     /// clock reading).
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         const auto given = [now]() noexcept { return now; };
-        return complete<false>(n, given);
+        return complete<false>(n, given, false);
     }
 
     /// Report n units taken by the consumer in one take (one pop, one batch: each call is its
@@ -246,7 +246,19 @@ public:
     template <class Now>
         requires std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now) noexcept {
-        return complete<true>(n, now);
+        return complete<true>(n, now, false);
+    }
+    /// The same, for a take reported in parts (a batch taken at once, completed item by item):
+    /// same_take = true says these units left the ring in the same take as the previous call's.
+    /// They join its batch (the limit covers a consumer that takes that many at once) and share
+    /// its time: the clock is read at most once per take, and a sojourn sample that begins and
+    /// ends within one take lasts 0 ticks, so it gives no drain rate (a batch popped in a few
+    /// hundred nanoseconds, then worked on, would otherwise read as a consumer draining at that
+    /// speed). `channel` passes it for receive_batch() completed per item.
+    template <class Now>
+        requires std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
+        return complete<true>(n, now, same_take);
     }
 
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
@@ -271,6 +283,7 @@ public:
         c_.batch_prev = 0;
         c_.batch_run = 0;
         c_.batch_time = t;
+        c_.take_timed = false;
         c_.rate_min_cur = 0;
         c_.rate_min_prev = 0;
         c_.empty_valid = false;
@@ -414,9 +427,11 @@ private:
     }
 
     // on_completed() (Lazy = false: the time is given, and same-time completions are one
-    // batch) and on_taken() (Lazy = true: one call is one take, the time read when needed).
+    // batch) and on_taken() (Lazy = true: one call is one take, or a part of one with same_take;
+    // the time read when needed).
+    // same_take (on_taken() only): the units belong to the previous call's take.
     template <bool Lazy, class Now>
-    bool complete(std::uint32_t n, const Now& now) noexcept {
+    bool complete(std::uint32_t n, const Now& now, bool same_take) noexcept {
         const std::uint32_t before = c_.completed.load(std::memory_order_relaxed);
         if (n > c_.queued_seen - before) {
             // The last reading of the producer's count is a lower bound; read it again.
@@ -432,12 +447,27 @@ private:
         c_.completed.store(done, std::memory_order_relaxed);
         std::uint64_t t = 0;
         bool timed = true; // t holds this call's time
+        // The time, read now for this call (and its take).
+        const auto read_time = [&]() noexcept {
+            c_.take_time = c_.last_time = ticks_of(now());
+            c_.take_timed = true;
+            return c_.take_time;
+        };
         if constexpr (Lazy) {
-            c_.batch_run = n;
-            timed = --c_.until_time_check == 0;
-            if (timed) {
-                c_.until_time_check = c_.check_every;
-                t = c_.last_time = ticks_of(now());
+            if (same_take) {
+                c_.batch_run += n;
+            } else {
+                c_.batch_run = n;
+                c_.take_timed = false;
+            }
+            if (c_.take_timed) {
+                t = c_.take_time; // a part of a take whose time is known: no reading needed
+            } else {
+                timed = --c_.until_time_check == 0;
+                if (timed) {
+                    c_.until_time_check = c_.check_every;
+                    t = read_time();
+                }
             }
         } else {
             // Completions at the same time are one batch (a consumer that took them at once,
@@ -453,17 +483,17 @@ private:
             c_.batch_cur = c_.batch_run;
             c_.inputs_changed = changed = true;
         }
-        if constexpr (!Lazy) {
-            if (t == c_.resolve_time) [[unlikely]] {
-                const std::uint32_t u =
-                    c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
-                if (u > c_.lead_units_cur) c_.lead_units_cur = u;
-                c_.inputs_changed = changed = true;
-            }
+        // Parts of the take whose look saw a woken producer's post (as completions at the same
+        // time for on_completed()) extend that lead sample.
+        if (timed && t == c_.resolve_time && (!Lazy || same_take)) [[unlikely]] {
+            const std::uint32_t u =
+                c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
+            if (u > c_.lead_units_cur) c_.lead_units_cur = u;
+            c_.inputs_changed = changed = true;
         }
         if (c_.probe.armed()) {
             if (c_.probe.passed(done)) {
-                if (!timed) t = c_.last_time = ticks_of(now());
+                if (!timed) t = read_time();
                 timed = true;
                 (void)c_.probe.on_completed(done, t);
                 on_sample(done);
@@ -528,7 +558,7 @@ private:
                 }
             }
         }
-        if (!timed) t = ticks_of(now());
+        if (!timed) t = read_time();
         c_.last_time = t;
         settle(done, t);
         return true;
@@ -1153,6 +1183,8 @@ private:
         std::uint64_t wake_time = 0, wake_checked = 0, published_time = 0;
         std::uint64_t wake_dry_time = 0; // when the ring ran dry while that producer was awaited
         std::uint64_t last_time = 0; // the latest time on_taken() read: stamps its untimed gifts
+        std::uint64_t take_time = 0; // the time of the current take, once read (on_taken())
+        bool take_timed = false;     // ... read
         std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
         std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
         std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times
@@ -1222,6 +1254,7 @@ private:
 
 static_assert(limit_policy<software_limit<>>);
 static_assert(accepts_lazy_time<software_limit<>>);
+static_assert(accepts_take_parts<software_limit<>>);
 static_assert(limit_policy<software_limit<manual_clock<>>>);
 
 } // namespace v0

@@ -74,6 +74,14 @@ public:
         const bool too_many = n > model_inflight();
         return completed(n, too_many, p_.on_taken(n, now));
     }
+    /// A part of a take (forwarded where Policy has it), as Policy's own.
+    template <class Now>
+        requires accepts_take_parts<Policy> &&
+                 std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
+        const bool too_many = n > model_inflight();
+        return completed(n, too_many, p_.on_taken(n, now, same_take));
+    }
     void reset(time_point now) noexcept {
         p_.reset(now);
         ++calls_;
