@@ -26,9 +26,11 @@
 //  - lead: when room is given to a producer that was over the limit, the completion side watches
 //    for the producer's next post; the units completed meanwhile are a lead sample. The ring
 //    running dry while the producer is held is a starvation: that batch's units count double.
-//    Running dry while a woken producer is awaited (a look saw it), the consumer idles: the
-//    sample adds the idle at the drain rate. The lead is the largest sample of the current and
-//    the previous window, so it shrinks within two windows once it is too big;
+//    Running dry while a woken producer is awaited (a look saw it, or room was given at an
+//    empty ring once a drain rate is known), the consumer idles: the sample adds the idle at
+//    the drain rate, and a nonzero idle keeps the next rate sample between two empty moments
+//    out. The lead is the largest sample of the current and the previous window, so it
+//    shrinks within two windows once it is too big;
 //  - stop frequency: stops x step per unit completed over a window; it does not depend on the
 //    step (a producer that outruns the consumer stops once per step), so step = stop frequency x
 //    wake cost / overhead share is a fixed point, not a ratchet;
@@ -293,6 +295,7 @@ public:
         c_.empty_time = t;
         c_.inputs_changed = true;
         c_.wake_starved = false;
+        c_.idled_since_empty = false;
         c_.probe_cut = false;
         c_.held_in_busy = false;
         c_.gap_pending = false;
@@ -705,13 +708,16 @@ private:
                     // when room was given, about the limit itself, and would hold the limit
                     // where it is however long the producer took (a limit too small for a slow
                     // wake-up then stays too small). The cap (the sojourn budget) bounds what a
-                    // long stall makes of it. (No idle if the clock went backwards.)
+                    // long stall makes of it. (None if the clock went backwards, or the ring is
+                    // not dry yet: a dry wait started when room was given at an empty ring.)
                     const std::uint64_t idle_units =
                         t > c_.wake_dry_time
                             ? units_at(planning_rate(), t - c_.wake_dry_time, false)
                             : 0;
                     const std::uint64_t units = (done - c_.wake_done) + idle_units;
                     lead_sample(t - c_.wake_time, clamp(units, 0, c_.max_limit));
+                    // No rate sample over this idle (below).
+                    if (idle_units != 0) c_.idled_since_empty = true;
                     // The consumer idled meanwhile: the units completed undercount the wait.
                     wake_sample(t - c_.wake_time, 0, false);
                 } else {
@@ -806,6 +812,15 @@ private:
                 c_.window_stop_steps += c_.step;
                 c_.wake_pending = true;
                 c_.wake_starved = false;
+                if (const std::uint64_t r = planning_rate(); inflight == 0 && r != 0) {
+                    // Room given with the ring empty: the consumer has at most the units it
+                    // reported now to work off (a consumer that takes, then works), then idles
+                    // until the post. Dry from then on, as if a look had seen it (unknown rate:
+                    // left to the looks, so a first rate can still come from such cycles).
+                    c_.wake_starved = true;
+                    c_.wake_dry_time =
+                        sat_add(t, (std::uint64_t{c_.batch_run} << drain_meter::rate_shift) / r);
+                }
                 c_.wake_time = t;
                 c_.wake_checked = t;
                 c_.wake_done = done;
@@ -833,13 +848,18 @@ private:
         // the two over the time between is a rate sample. Only when the producer was held back
         // at the first moment (or just given room): it then had work ready, and the time between
         // is the consumer's, not a pause of the producer's.
+        // Not across a wait for a woken producer that ran the ring dry: the time between then
+        // holds the consumer's idle while the producer woke, and would read as a slow consumer
+        // (a cap too low, a smaller limit, more stops: a spiral down to a few units).
         const bool held_now = held || c_.wake_pending;
         const std::uint32_t units = done - c_.empty_done;
+        const bool idled = c_.idled_since_empty;
+        c_.idled_since_empty = false;
         c_.empty_done = done;
         // Neither this moment nor the last one had the producer held back: no sample to close,
         // and of this moment a later one needs only the completed count.
         if (!held_now && !c_.empty_held) return;
-        if (c_.empty_valid && c_.empty_held && units != 0)
+        if (c_.empty_valid && c_.empty_held && units != 0 && !idled)
             rate_sample(units > c_.empty_units ? units : c_.empty_units, t - c_.empty_time);
         c_.empty_valid = true;
         c_.empty_held = held_now;
@@ -1197,6 +1217,7 @@ private:
         std::uint64_t rate_min_cur = 0, rate_min_prev = 0; // slowest meter reading per window
         bool empty_valid = false;                   // an empty-ring moment is remembered
         bool empty_held = false;                    // ... the producer was held back then
+        bool idled_since_empty = false; // a wait for a woken producer ran dry since then
         std::uint32_t empty_done = 0;               // ... its completed count
         std::uint32_t empty_units = 0;              // ... and the units completed just before
         std::uint64_t empty_time = 0;               // ... and its time
