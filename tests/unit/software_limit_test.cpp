@@ -344,8 +344,10 @@ TEST_CASE("software_limit: a wake-up that runs the ring dry extends the lead by 
     CHECK(s.lead >= 750);
     CHECK(o.limit_mean >= 600);
     CHECK(o.limit_max <= s.cap);
-    // The rate is not read from the idle: an interval between two dry moments that holds such
-    // a wait is no rate sample (with it the rate read 0.4-10 units/us here, the cap 39-921).
+    // The drain rate and the cap end where the consumer's speed puts them (20 units/us, 2000).
+    // (They do with or without dry waits kept out of the rate samples, once the lead is large
+    // enough: that rule is guarded by "a producer slow to wake still keeps a fast consumer
+    // busy" and the lab's thread-ring test of a take-everything consumer.)
     CHECK(s.drain_rate_per_s >= 0.9 * 20e6);
     CHECK(s.cap >= 1800);
 }
@@ -519,8 +521,8 @@ TEST_CASE("software_limit: the parts of one take are one batch at one time (on_t
         CAPTURE(alone.s.drain_rate_per_s);
         CAPTURE(whole.s.drain_rate_per_s);
         CHECK(parts.o.clock_reads <= parts.o.takes);
-        CHECK(parts.s.drain_rate_per_s >= 0.5 * rate);
-        CHECK(parts.s.drain_rate_per_s <= 2.0 * rate);
+        CHECK(parts.s.drain_rate_per_s >= 0.8 * rate); // 0.98x and 1.00x measured
+        CHECK(parts.s.drain_rate_per_s <= 1.25 * rate);
         CHECK(parts.o.limit_mean >= 0.85 * whole.o.limit_mean);
         CHECK(parts.o.limit_mean <= 1.15 * whole.o.limit_mean);
         CHECK(parts.o.taken >= whole.o.taken - whole.o.taken / 50);
@@ -692,6 +694,66 @@ TEST_CASE("software_limit: on_taken equals on_completed for a take-all-per-poll 
         CHECK(lazy <= 1.05 * eager);
         CHECK(lazy >= 0.95 * eager);
     }
+}
+
+TEST_CASE("software_limit: a take's parts never join an older take") {
+    // (1) A new take refused for over-completion, then parts of it 5 ms later: they must not use
+    // the time of the take before the refusal (budget and window checks would miss 5 ms).
+    {
+        sw p({}, at(0));
+        for (int i = 0; i < 20; ++i) REQUIRE(p.on_queued(1));
+        int reads = 0;
+        const auto now = [&reads](std::uint64_t ns) {
+            return [&reads, ns]() noexcept {
+                ++reads;
+                return at(ns);
+            };
+        };
+        REQUIRE(p.on_taken(5, now(100)));
+        {
+            test::contract_probe probe;
+            CHECK_FALSE(p.on_taken(100, now(5'000'000)));
+            CHECK(probe.count() == 1);
+        }
+        const int before = reads;
+        for (std::uint64_t i = 0; i < 10; ++i) REQUIRE(p.on_taken(1, now(5'000'000 + i), true));
+        CHECK(reads > before);
+    }
+    // (2) A held producer is given room, its post is seen at time T (the lead sample resolved);
+    // the next take comes at the same clock reading (a coarse clock). Reported in parts it must
+    // give what it gives reported whole: its parts do not extend the older take's lead sample.
+    std::uint32_t limits[2] = {0, 0};
+    for (const bool parts : {true, false}) {
+        qlimits::software_limit_config cfg{};
+        cfg.max_limit = 1000;
+        sw p(cfg, at(0));
+        const auto now = [](std::uint64_t ns) { return [ns]() noexcept { return at(ns); }; };
+        const auto fill = [&p] {
+            while (p.available() >= 0) REQUIRE(p.on_queued(1));
+        };
+        std::uint64_t t = 0;
+        for (int r = 0; r < 200; ++r) {
+            fill();
+            t += 1'000;
+            REQUIRE(p.on_taken(1, now(t)));
+        }
+        fill();
+        t += 1'000;
+        REQUIRE(p.on_taken(1, now(t))); // room for the held producer: its post is awaited
+        for (int k = 0; k < 20; ++k) REQUIRE(p.on_queued(1)); // its post
+        t += 1'000;
+        REQUIRE(p.on_taken(1, now(t))); // the look sees it
+        if (parts) {
+            REQUIRE(p.on_taken(1, now(t)));
+            for (int i = 0; i < 5; ++i) REQUIRE(p.on_taken(1, now(t), true));
+        } else {
+            REQUIRE(p.on_taken(6, now(t)));
+        }
+        t += 1'000;
+        REQUIRE(p.on_taken(1, now(t)));
+        limits[parts ? 0 : 1] = p.limit();
+    }
+    CHECK(limits[0] == limits[1]);
 }
 
 TEST_CASE("software_limit: on_taken refuses over-completion as on_completed does") {

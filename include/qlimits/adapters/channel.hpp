@@ -752,6 +752,9 @@ private:
     }
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
+        // Units still owed from an earlier take (popped before the producer counted them):
+        // reported as theirs, not as the start of this take.
+        (void)settle();
         std::size_t n = 0;
         bool reported = false; // a part of this take was reported (later parts say same_take)
         for (; n < out.size(); ++n) {

@@ -435,6 +435,15 @@ private:
     // same_take (on_taken() only): the units belong to the previous call's take.
     template <bool Lazy, class Now>
     bool complete(std::uint32_t n, const Now& now, bool same_take) noexcept {
+        if constexpr (Lazy) {
+            if (!same_take) {
+                // A new take: nothing of the last one carries over, even if this call is
+                // refused (a part after a refusal then starts afresh, not in an older take).
+                c_.batch_run = 0;
+                c_.take_timed = false;
+                c_.resolve_time = ~std::uint64_t{0}; // the wake's look belongs to an older take
+            }
+        }
         const std::uint32_t before = c_.completed.load(std::memory_order_relaxed);
         if (n > c_.queued_seen - before) {
             // The last reading of the producer's count is a lower bound; read it again.
@@ -457,12 +466,7 @@ private:
             return c_.take_time;
         };
         if constexpr (Lazy) {
-            if (same_take) {
-                c_.batch_run += n;
-            } else {
-                c_.batch_run = n;
-                c_.take_timed = false;
-            }
+            c_.batch_run += n; // 0 at a new take (above)
             if (c_.take_timed) {
                 t = c_.take_time; // a part of a take whose time is known: no reading needed
             } else {
@@ -487,7 +491,8 @@ private:
             c_.inputs_changed = changed = true;
         }
         // Parts of the take whose look saw a woken producer's post (as completions at the same
-        // time for on_completed()) extend that lead sample.
+        // time for on_completed()) extend that lead sample (on_taken(): parts of that take only;
+        // a new take clears resolve_time, so a later take in the same clock tick does not).
         if (timed && t == c_.resolve_time && (!Lazy || same_take)) [[unlikely]] {
             const std::uint32_t u =
                 c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
@@ -1217,10 +1222,10 @@ private:
         std::uint64_t rate_min_cur = 0, rate_min_prev = 0; // slowest meter reading per window
         bool empty_valid = false;                   // an empty-ring moment is remembered
         bool empty_held = false;                    // ... the producer was held back then
-        bool idled_since_empty = false; // a wait for a woken producer ran dry since then
         std::uint32_t empty_done = 0;               // ... its completed count
         std::uint32_t empty_units = 0;              // ... and the units completed just before
         std::uint64_t empty_time = 0;               // ... and its time
+        bool idled_since_empty = false; // a wait for a woken producer ran dry since that moment
         std::uint32_t window_completed = 0;
         std::uint64_t window_start = 0, window_stop_steps = 0;
         std::uint64_t window_end = 0; // window_start + window, saturated
