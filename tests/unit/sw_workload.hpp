@@ -81,13 +81,11 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
                 ++o.clock_reads;
                 return at(t);
             };
-            if (w.lazy_time && same_take) {
+            if (w.lazy_time) {
                 if constexpr (qlimits::accepts_take_parts<Policy>)
-                    p.on_taken(n, now, true);
+                    p.on_taken(n, now, same_take);
                 else
                     p.on_taken(n, now);
-            } else if (w.lazy_time) {
-                p.on_taken(n, now);
             } else {
                 p.on_completed(n, at(t));
             }
