@@ -15,10 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../../examples/rings/locked_deque.hpp"
@@ -529,4 +531,67 @@ TEST_CASE("channel: receive_batch per item reports one take in parts (same_take)
     CHECK(ch.policy().taken_calls == 11);
     CHECK(ch.policy().parts == 7);
     CHECK(ch.inflight() == 0);
+}
+
+namespace {
+// A ring that runs a hook after each push, before channel::try_send() has counted the item: the
+// hook plays a consumer that takes the item in that window (on two threads, a consumer right
+// behind the producer can).
+struct hooked_ring {
+    using value_type = std::uint64_t;
+    rings::spsc_ring<std::uint64_t, 1024> inner;
+    std::function<void()> after_push;
+    bool try_push(std::uint64_t&& v) noexcept {
+        if (!inner.try_push(std::move(v)))
+            return false;
+        if (after_push)
+            after_push();
+        return true;
+    }
+    bool try_pop(std::uint64_t& v) noexcept { return inner.try_pop(v); }
+};
+// counting_sw, logging each report as (units, same_take).
+struct take_log_sw : counting_sw {
+    using counting_sw::counting_sw;
+    std::vector<std::pair<std::uint32_t, bool>> log;
+    template <class Now>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return on_taken(n, now, false);
+    }
+    template <class Now>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
+        log.emplace_back(n, same_take);
+        return counting_sw::on_taken(n, now, same_take);
+    }
+};
+} // namespace
+
+TEST_CASE("channel: units owed from an earlier take are reported as theirs, not as the next take") {
+    // software_limit is counted after the push, so a consumer can take an item before it is
+    // counted; its units stay owed. The next receive_batch() reports them first, as a take of
+    // their own, and only then the take it makes now.
+    static_assert(!qlimits::accepts_unqueue<take_log_sw>);
+    using log_t = std::vector<std::pair<std::uint32_t, bool>>;
+    qlimits::software_limit_config cfg{};
+    cfg.min_limit = cfg.max_limit = 64; // room for everything sent below, whatever the clock says
+    for (const auto mode : {qlimits::completion::per_item, qlimits::completion::per_batch}) {
+        CAPTURE(static_cast<int>(mode));
+        hooked_ring ring;
+        qlimits::channel<hooked_ring, take_log_sw> ch(ring, cfg);
+        ch.policy().log.reserve(16);
+        std::array<std::uint64_t, 8> out{};
+        std::size_t early = 0;
+        ring.after_push = [&] { early = ch.try_receive_batch(out, mode); };
+        REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+        REQUIRE(early == 1);            // taken before the producer counted it...
+        CHECK(ch.policy().log.empty()); // ...so nothing could be reported: the unit is owed
+        ring.after_push = nullptr;
+        for (int i = 0; i < 3; ++i) REQUIRE(ch.try_send(std::uint64_t{2}) == send_status::ok);
+        REQUIRE(ch.try_receive_batch(out, mode) == 3);
+        if (mode == qlimits::completion::per_item)
+            CHECK(ch.policy().log == log_t{{1, false}, {1, false}, {1, true}, {1, true}});
+        else
+            CHECK(ch.policy().log == log_t{{1, false}, {3, false}});
+        CHECK(ch.inflight() == 0);
+    }
 }
