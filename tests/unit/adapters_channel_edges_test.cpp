@@ -356,6 +356,46 @@ TEST_CASE("channel: a failure that ends a run of 32 successes pauses 32 more (th
     CHECK(ch.stats().consumer_backoff_pauses == 48);
 }
 
+TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips before the next") {
+    // A batched consumer that has caught up with a streaming producer ends every take on an
+    // empty ring and polls again at once (an empty poll, which ends the run), so the slip above
+    // never came: both sides took the ring's lines from each other a few items at a time
+    // (docs/benchmarks.md "The slip of a batched take"). A take of at least 8 that runs dry
+    // now makes the next take pause 32 first; the items taken are returned at once.
+    using ring64 = rings::spsc_ring<std::uint64_t, 64>;
+    ring64 ring;
+    qlimits::channel<ring64, qlimits::unlimited<clock_ms>> ch(ring, {},
+                                                               qlimits::consumer_wait::spin);
+    std::array<std::uint64_t, 16> out{};
+    const auto send = [&](int k) {
+        for (int i = 0; i < k; ++i) REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    };
+    const auto pauses = [&] { return ch.stats().consumer_backoff_pauses; };
+    send(10);
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 10); // ran dry
+    CHECK(pauses() == 0); // not before the items are returned
+    CHECK(ch.try_receive_batch(out, qlimits::completion::per_batch) == 0);
+    CHECK(pauses() == 32 + 4); // the slip, then the empty poll's back-off (the run is over)
+    send(10);
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 10);
+    send(5);
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 5); // slips first
+    CHECK(pauses() == 36 + 32);
+    CHECK(ch.try_receive_batch(out, qlimits::completion::per_batch) == 0); // 5 < 8: no slip
+    CHECK(pauses() == 68 + 4);
+    send(16);
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_item) == 16); // full: not dry
+    CHECK(ch.try_receive_batch(out, qlimits::completion::per_item) == 0);
+    CHECK(pauses() == 72 + 4);
+    send(1); // a request/response: takes of one never slip
+    for (int k = 0; k < 3; ++k) {
+        REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 1);
+        send(1);
+    }
+    CHECK(pauses() == 76);
+    CHECK(ch.inflight() == 1);
+}
+
 namespace {
 // fixed_limit, counting the calls of its two producer- and consumer-side shortcuts.
 struct counting_fixed : qlimits::fixed_limit<clock_ms> {

@@ -490,10 +490,16 @@ private:
     //   two sides stop taking the ring's lines from each other item by item (FastForward's
     //   "temporal slipping", docs/references.md [FF]). After a short run (a request/response,
     //   a limit of a few items) a batch cannot build up and the pause would only add latency.
+    // - The same slip before the next take_batch() when a take of at least slip_min_take (8,
+    //   a cache line of 8-byte items) ran the ring dry: a batched consumer that has caught up
+    //   finds the ring empty at the end of every take, and its next poll (an empty poll that
+    //   resets the run) comes before a run of 32 can form. A take of fewer items (a
+    //   request/response) does not slip.
     // The numbers are design choices; what they changed is measured in docs/benchmarks.md
-    // ("Counting first and the slip").
+    // ("Counting first and the slip", "The slip of a batched take").
     static constexpr unsigned slip_pauses = 32;
     static constexpr std::uint32_t slip_min_run = 32;
+    static constexpr std::size_t slip_min_take = 8;
     static constexpr unsigned backoff_first_pauses = 4;
     static constexpr std::uint32_t backoff_doublings = 2;
     // Pauses a side spends retrying before it announces that it will sleep (its polls spaced by
@@ -752,6 +758,8 @@ private:
     }
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
+        if (c_.slip_due) [[unlikely]]
+            slip();
         // Units still owed from an earlier take (popped before the producer counted them):
         // reported as theirs, not as the start of this take.
         (void)settle();
@@ -775,7 +783,21 @@ private:
         count_pops(n);
         (void)settle(reported);
         wake_producer();
+        // A take of a cache line of items or more that ran the ring dry: the producer streams
+        // and this side has caught up with it. The next take slips first (see slip_pauses), so a
+        // batch builds up; the items taken now are not held back by it.
+        if (n < out.size() && n >= slip_min_take)
+            c_.slip_due = true;
         return n;
+    }
+    // The slip of a take that ran the ring dry (take_batch()), before the next take.
+    void slip() noexcept {
+        c_.slip_due = false;
+        c_.run = 0;
+        for (unsigned k = 0; k < slip_pauses; ++k)
+            detail::cpu_relax();
+        c_.backoff_pauses.store(c_.backoff_pauses.load(std::memory_order_relaxed) + slip_pauses,
+                                std::memory_order_relaxed);
     }
 
     std::size_t wait_batch(std::span<value_type> out, completion mode,
@@ -1012,6 +1034,7 @@ private:
         std::uint64_t popped_local = 0;
         std::uint64_t completed_local = 0;
         bool progress = false; // popped or completed since the last F3
+        bool slip_due = false;  // the last take ran the ring dry (take_batch(), slip_min_take)
         std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
         std::uint32_t run = 0;          // items taken since the last empty poll (the slip)
         std::atomic<std::uint64_t> popped{0};
