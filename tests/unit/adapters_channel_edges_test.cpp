@@ -361,38 +361,69 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     // empty ring and polls again at once (an empty poll, which ends the run), so the slip above
     // never came: both sides took the ring's lines from each other a few items at a time
     // (docs/benchmarks.md "The slip of a batched take"). A take of at least 8 that runs dry
-    // now makes the next take pause 32 first; the items taken are returned at once.
+    // while the producer is running now makes the next take pause 32 first; the items taken
+    // are returned at once.
     using ring64 = rings::spsc_ring<std::uint64_t, 64>;
     ring64 ring;
-    qlimits::channel<ring64, qlimits::unlimited<clock_ms>> ch(ring, {},
-                                                               qlimits::consumer_wait::spin);
+    qlimits::channel<ring64, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 40},
+                                                                 qlimits::consumer_wait::spin);
     std::array<std::uint64_t, 16> out{};
+    std::array<std::uint64_t, 64> big{};
     const auto send = [&](int k) {
         for (int i = 0; i < k; ++i) REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
     };
+    const auto take = [&](std::span<std::uint64_t> span) {
+        return ch.try_receive_batch(span, qlimits::completion::per_batch);
+    };
     const auto pauses = [&] { return ch.stats().consumer_backoff_pauses; };
-    send(10);
-    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 10); // ran dry
-    CHECK(pauses() == 0); // not before the items are returned
-    CHECK(ch.try_receive_batch(out, qlimits::completion::per_batch) == 0);
+    send(8);
+    REQUIRE(take(out) == 8); // ran dry: 8 is enough
+    CHECK(pauses() == 0);    // not before the items are returned
+    CHECK(take(out) == 0);
     CHECK(pauses() == 32 + 4); // the slip, then the empty poll's back-off (the run is over)
+    send(7);
+    REQUIRE(take(out) == 7); // 7 < 8: no slip
+    CHECK(take(out) == 0);
+    CHECK(pauses() == 36 + 4);
     send(10);
-    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 10);
+    REQUIRE(take(out) == 10);
     send(5);
-    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 5); // slips first
-    CHECK(pauses() == 36 + 32);
-    CHECK(ch.try_receive_batch(out, qlimits::completion::per_batch) == 0); // 5 < 8: no slip
-    CHECK(pauses() == 68 + 4);
+    CHECK(take(std::span<std::uint64_t>{}) == 0); // an empty span neither slips nor uses it up
+    CHECK(pauses() == 40);
+    REQUIRE(take(out) == 5); // slips first
+    CHECK(pauses() == 40 + 32);
+    CHECK(take(out) == 0);
+    CHECK(pauses() == 72 + 4);
     send(16);
     REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_item) == 16); // full: not dry
-    CHECK(ch.try_receive_batch(out, qlimits::completion::per_item) == 0);
-    CHECK(pauses() == 72 + 4);
+    CHECK(take(out) == 0);
+    CHECK(pauses() == 76 + 4);
+    // A dry take of 32 or more leaves a run of 32: the slip ends it, so the empty poll after
+    // it does not slip a second time.
+    send(40);
+    REQUIRE(take(big) == 40);
+    CHECK(take(out) == 0);
+    CHECK(pauses() == 80 + 32 + 4);
+    // try_receive() after a dry batched take slips too (the next take, whatever its kind).
+    send(10);
+    REQUIRE(take(out) == 10);
+    std::uint64_t v = 0;
+    CHECK_FALSE(ch.try_receive(v));
+    CHECK(pauses() == 116 + 32 + 4);
+    // A producer stopped by the limit is not streaming: a dry take then does not slip.
+    ch.policy().set_limit(10);
+    send(11); // BQL's rule: the send that reaches limit + 1 is allowed, the next refused
+    CHECK(ch.try_send(std::uint64_t{1}) == send_status::over_limit);
+    REQUIRE(ch.stats().stopped);
+    REQUIRE(take(out) == 11);
+    CHECK(take(out) == 0);
+    CHECK(pauses() == 152 + 4);
     send(1); // a request/response: takes of one never slip
     for (int k = 0; k < 3; ++k) {
-        REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 1);
+        REQUIRE(take(out) == 1);
         send(1);
     }
-    CHECK(pauses() == 76);
+    CHECK(pauses() == 156);
     CHECK(ch.inflight() == 1);
 }
 

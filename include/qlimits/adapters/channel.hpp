@@ -47,12 +47,13 @@
 //
 // Back-off. A side that fails retries spaced: a send refused by a full ring, and a poll of an
 // empty ring, pause before returning (stats().producer_backoff_pauses / consumer_backoff_pauses
-// count the pauses): 4 pauses after the first failure in a row, doubling to 16, and 32 more
-// when the failure ends a run of at least 32 successes (the side has caught up with a
-// streaming other side; a batch builds up while it waits). Retried at once, each failure
-// would pull the other side's cache lines (the ring's index and slots) across while that side
-// is writing them. The waits of send() and receive() spend about 256 pauses this way before
-// they sleep.
+// count the pauses): 4 pauses after the first failure in a row, doubling to 16, and 32 more when
+// the failure ends a run of at least 32 successes (the side has caught up with a streaming other
+// side; a batch builds up while it waits). A batched take of 8 or more items that empties the
+// ring while the producer is running makes the next take pause those 32 first (its next poll
+// would otherwise end the run before it reaches 32). Retried at once, each failure would pull
+// the other side's cache lines (the ring's index and slots) across while that side is writing
+// them. The waits of send() and receive() spend about 256 pauses this way before they sleep.
 //
 // The policy's cheaper forms. Where the policy has them (fixed_limit, unlimited), the producer
 // asks may_post() instead of available() >= 0 (fixed_limit's reads the consumer's line only
@@ -208,7 +209,8 @@ struct channel_stats {
     std::uint64_t consumer_wakeups; ///< times the producer woke a sleeping consumer
     std::uint64_t membarrier_failures; ///< F4 system calls that failed (then: fences for good)
     std::uint64_t producer_backoff_pauses; ///< pauses after refusals by a full ring
-    std::uint64_t consumer_backoff_pauses; ///< pauses after polls of an empty ring
+    std::uint64_t consumer_backoff_pauses; ///< pauses after polls of an empty ring, and slips
+                                           ///< before a take (after a take emptied the ring)
     std::uint32_t limit;            ///< the policy's current limit
     std::uint32_t inflight;         ///< counted and not yet completed
     bool stopped;                   ///< the producer is stopped by the limit right now
@@ -490,11 +492,12 @@ private:
     //   two sides stop taking the ring's lines from each other item by item (FastForward's
     //   "temporal slipping", docs/references.md [FF]). After a short run (a request/response,
     //   a limit of a few items) a batch cannot build up and the pause would only add latency.
-    // - The same slip before the next take_batch() when a take of at least slip_min_take (8,
-    //   a cache line of 8-byte items) ran the ring dry: a batched consumer that has caught up
-    //   finds the ring empty at the end of every take, and its next poll (an empty poll that
-    //   resets the run) comes before a run of 32 can form. A take of fewer items (a
-    //   request/response) does not slip.
+    // - The same slip before the next take when a take_batch() of at least slip_min_take (8,
+    //   a cache line of 8-byte items) ran the ring dry while the producer was running: a
+    //   batched consumer that has caught up finds the ring empty at the end of every take, and
+    //   its next poll (an empty poll that resets the run) comes before a run of 32 can form.
+    //   A take of fewer items (a request/response) does not slip, nor one that found the
+    //   producer stopped by the limit or waiting (it is not streaming).
     // The numbers are design choices; what they changed is measured in docs/benchmarks.md
     // ("Counting first and the slip", "The slip of a batched take").
     static constexpr unsigned slip_pauses = 32;
@@ -746,6 +749,8 @@ private:
     }
 
     bool take_one(value_type& out) noexcept {
+        if (c_.slip_due) [[unlikely]]
+            slip();
         if (!traits::try_pop(*f_.ring, out)) {
             on_empty_poll();
             return false;
@@ -758,7 +763,7 @@ private:
     }
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
-        if (c_.slip_due) [[unlikely]]
+        if (c_.slip_due && !out.empty()) [[unlikely]]
             slip();
         // Units still owed from an earlier take (popped before the producer counted them):
         // reported as theirs, not as the start of this take.
@@ -782,11 +787,14 @@ private:
         }
         count_pops(n);
         (void)settle(reported);
+        // A take of a cache line of items or more that ran the ring dry while the producer was
+        // running: it streams and this side has caught up with it. The next take slips first
+        // (see slip_pauses), so a batch builds up; the items taken now are not held back by it.
+        // A producer stopped by the limit or waiting (or a ring whose pop failed spuriously
+        // while it was stopped) is not streaming: no slip.
+        const bool streaming = f_.producer_state.load(std::memory_order_relaxed) == running;
         wake_producer();
-        // A take of a cache line of items or more that ran the ring dry: the producer streams
-        // and this side has caught up with it. The next take slips first (see slip_pauses), so a
-        // batch builds up; the items taken now are not held back by it.
-        if (n < out.size() && n >= slip_min_take)
+        if (n < out.size() && n >= slip_min_take && streaming)
             c_.slip_due = true;
         return n;
     }
