@@ -544,11 +544,15 @@ private:
         if (streak == 0 && run >= slip_min_run)
             pauses += slip_pauses;
         run = 0;
-        for (unsigned k = 0; k < pauses; ++k)
-            detail::cpu_relax();
         if (streak < backoff_doublings)
             ++streak;
-        total.store(total.load(std::memory_order_relaxed) + pauses, std::memory_order_relaxed);
+        pause(pauses, total);
+    }
+    // `n` pauses, counted in `total` (stats(), and the waits' budget before they sleep).
+    static void pause(unsigned n, std::atomic<std::uint64_t>& total) noexcept {
+        for (unsigned k = 0; k < n; ++k)
+            detail::cpu_relax();
+        total.store(total.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     }
     // A side's own pause count (it is the only writer).
     static std::uint64_t pauses(const std::atomic<std::uint64_t>& total) noexcept {
@@ -802,10 +806,7 @@ private:
     void slip() noexcept {
         c_.slip_due = false;
         c_.run = 0;
-        for (unsigned k = 0; k < slip_pauses; ++k)
-            detail::cpu_relax();
-        c_.backoff_pauses.store(c_.backoff_pauses.load(std::memory_order_relaxed) + slip_pauses,
-                                std::memory_order_relaxed);
+        pause(slip_pauses, c_.backoff_pauses);
     }
 
     std::size_t wait_batch(std::span<value_type> out, completion mode,
