@@ -250,7 +250,10 @@ void bm_blocking(benchmark::State& st, const typename Policy::config_type& cfg,
             }
             return sum;
         });
-    st.counters["consumer_sleeps"] = static_cast<double>(ch->stats().consumer_sleeps);
+    const auto s = ch->stats();
+    st.counters["consumer_sleeps"] = static_cast<double>(s.consumer_sleeps);
+    st.counters["stops"] = static_cast<double>(s.stops);
+    st.counters["producer_waits"] = static_cast<double>(s.producer_waits);
 }
 
 // A blocking channel whose producer naps every 64 items (so the consumer sleeps, and with
@@ -352,6 +355,10 @@ void bm_channel_blocking_fixed(benchmark::State& st) {
 }
 void bm_channel_blocking_dql(benchmark::State& st) { bm_blocking<dql>(st, dql_never_bites); }
 void bm_channel_blocking_sw(benchmark::State& st) { bm_blocking<sw>(st, sw_never_bites); }
+// The defaults, limit on: what a pipeline built on send()/receive() gets, beside
+// moodycamel::BlockingReaderWriterQueue (which has no limit).
+void bm_channel_blocking_dql_default(benchmark::State& st) { bm_blocking<dql>(st, {}); }
+void bm_channel_blocking_sw_default(benchmark::State& st) { bm_blocking<sw>(st, {}); }
 void bm_channel_blocking_unlimited_fences(benchmark::State& st) {
     bm_blocking<unlimited>(st, {}, fences);
 }
@@ -514,6 +521,8 @@ QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_fixed);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_sw);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql_default);
+QLIMITS_CHANNEL_BENCH(bm_channel_blocking_sw_default);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql_fences);
 QLIMITS_CHANNEL_BENCH(bm_channel_busy_poller_membarrier);
