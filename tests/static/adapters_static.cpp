@@ -1,6 +1,7 @@
 // Compile-time checks of the adapters' concepts: what joins, what does not, and the noexcept
 // contract of the hot paths. If this file compiles, it passes.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -18,6 +19,8 @@
 namespace static_adapters {
 using qlimits::adaptable_ring;
 using qlimits::channel_ring;
+using qlimits::ring_has_units;
+using qlimits::ring_units_is_noexcept_uint32;
 using qlimits::limit_policy;
 
 // ---- limit policies --------------------------------------------------------------------------
@@ -110,6 +113,20 @@ struct sized_pipe {
         return static_cast<std::uint32_t>(v);
     }
 };
+// A ring whose own units() returns size_t, or may throw: refused by name, never passed over for
+// item_units (which would count its 1500-byte packets as 1 unit each).
+struct pipe_size_t_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    static std::size_t units(const int& v) noexcept { return static_cast<std::size_t>(v); }
+};
+struct pipe_throwing_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    static std::uint32_t units(const int& v) { return static_cast<std::uint32_t>(v); }
+};
 struct both_roles {
     using value_type = long;
     bool try_push(long&&) noexcept { return true; }
@@ -124,6 +141,12 @@ static_assert(!channel_ring<pipe_without_pop>);
 static_assert(!channel_ring<pipe_without_value_type>);
 static_assert(!channel_ring<pipe_throwing_push>);
 static_assert(!channel_ring<pipe_void_pop>);
+static_assert(ring_has_units<pipe_size_t_units>);
+static_assert(!ring_units_is_noexcept_uint32<pipe_size_t_units>);
+static_assert(!channel_ring<pipe_size_t_units>);
+static_assert(!ring_units_is_noexcept_uint32<pipe_throwing_units>);
+static_assert(!channel_ring<pipe_throwing_units>);
+static_assert(!ring_has_units<pipe> && ring_units_is_noexcept_uint32<pipe>);
 static_assert(channel_ring<both_roles> && adaptable_ring<both_roles>);
 static_assert(channel_ring<rings::spsc_ring<int, 8>>);
 static_assert(channel_ring<rings::locked_deque<int>>);

@@ -97,11 +97,12 @@ struct native_transfer_traits<Ring> {
     {
         return r.try_pop(out);
     }
-    // Only when the ring itself says how big an item is; otherwise item_units decides.
-    [[nodiscard]] static constexpr std::uint32_t units(const value_type& v) noexcept
-        requires requires(const value_type& item) {
-            { Ring::units(item) } noexcept -> std::same_as<std::uint32_t>;
-        }
+    // Only when the ring itself says how big an item is; otherwise item_units decides. Passed
+    // on as declared (return type, noexcept), so a malformed one is refused by
+    // ring_units_is_noexcept_uint32 rather than skipped in favour of item_units.
+    [[nodiscard]] static constexpr decltype(auto) units(const value_type& v) noexcept(
+        noexcept(Ring::units(v)))
+        requires requires(const value_type& item) { Ring::units(item); }
     {
         return Ring::units(v);
     }
@@ -167,14 +168,21 @@ concept ring_try_pop_is_noexcept = requires(Ring& r, typename ring_traits<Ring>:
 
 /// A single-producer single-consumer ring a channel can move items through.
 /// An item's units (what the limit counts) must be a std::uint32_t computed without throwing:
-/// the traits' units() if they have one, else item_units<value_type>::of(). A specialization
-/// returning int, or not noexcept, is refused here by name.
+/// the traits' (or the ring's own) units() if there is one, else item_units<value_type>::of().
+/// Each is refused by name when malformed (returning int or size_t, or not noexcept); a
+/// malformed units() is never passed over for item_units (its items would count 1 each).
+template <class Ring>
+concept ring_has_units = requires(const typename ring_traits<Ring>::value_type& v) {
+    ring_traits<Ring>::units(v);
+};
+template <class Ring>
+concept ring_units_is_noexcept_uint32 =
+    !ring_has_units<Ring> || requires(const typename ring_traits<Ring>::value_type& v) {
+        { ring_traits<Ring>::units(v) } noexcept -> std::same_as<std::uint32_t>;
+    };
 template <class Ring>
 concept ring_item_units_are_noexcept_uint32 =
-    requires(const typename ring_traits<Ring>::value_type& v) {
-        { ring_traits<Ring>::units(v) } noexcept -> std::same_as<std::uint32_t>;
-    } ||
-    requires(const typename ring_traits<Ring>::value_type& v) {
+    ring_has_units<Ring> || requires(const typename ring_traits<Ring>::value_type& v) {
         { item_units<typename ring_traits<Ring>::value_type>::of(v) } noexcept
             -> std::same_as<std::uint32_t>;
     };
@@ -182,7 +190,7 @@ template <class Ring>
 concept channel_ring = ring_has_value_type<Ring> && ring_has_try_push<Ring> &&
                        ring_has_try_pop<Ring> && ring_try_push_returns_bool<Ring> &&
                        ring_try_pop_returns_bool<Ring> && ring_try_push_is_noexcept<Ring> &&
-                       ring_try_pop_is_noexcept<Ring> &&
+                       ring_try_pop_is_noexcept<Ring> && ring_units_is_noexcept_uint32<Ring> &&
                        ring_item_units_are_noexcept_uint32<Ring>;
 
 /// The value type of a channel_ring.
@@ -192,9 +200,7 @@ using ring_value_t = typename ring_traits<Ring>::value_type;
 /// Units an item of Ring counts for: the traits' units() if any, else item_units.
 template <channel_ring Ring>
 [[nodiscard]] constexpr std::uint32_t units_of(const ring_value_t<Ring>& v) noexcept {
-    if constexpr (requires {
-                      { ring_traits<Ring>::units(v) } noexcept -> std::same_as<std::uint32_t>;
-                  })
+    if constexpr (ring_has_units<Ring>)
         return ring_traits<Ring>::units(v);
     else
         return item_units<ring_value_t<Ring>>::of(v);
