@@ -78,6 +78,15 @@ concept accepts_unqueue = requires(P& p, std::uint32_t n) {
     { p.on_unqueued(n) } noexcept -> std::same_as<void>;
 };
 
+/// The policy has `bool wants_post_time() const noexcept`, asked from the producer's thread:
+/// true while it records when units are posted (dql with a stall threshold), so on_queued()
+/// needs the time. Adapters that own a clock (channel) then call on_queued(n, now) instead of
+/// on_queued(n), and read the clock only then.
+template <class P>
+concept asks_post_time = requires(const P& p) {
+    { p.wants_post_time() } noexcept -> std::same_as<bool>;
+};
+
 /// The policy has `bool on_taken(std::uint32_t n, Now&& now) noexcept`: n units taken by the
 /// consumer in one take (one pop, one batch), where `now` is a noexcept callable returning the
 /// policy's time_point that the policy calls only when it needs the time (software_limit reads

@@ -666,3 +666,34 @@ TEST_CASE("channel: units owed from an earlier take are reported as theirs, not 
         CHECK(ch.inflight() == 0);
     }
 }
+
+TEST_CASE("channel: dql's stall detector sees the channel's posts once a threshold is set") {
+    using stall_dql = qlimits::dql<clock_ms>;
+    static_assert(qlimits::asks_post_time<stall_dql>);
+    static_assert(!qlimits::asks_post_time<qlimits::fixed_limit<clock_ms>>);
+    clock_ms::set(clock_ms::time_point{0ms});
+    item_ring ring;
+    qlimits::channel<item_ring, stall_dql> ch(ring, {.stall_threshold = 10ms});
+    CHECK(ch.policy().wants_post_time());
+    item out;
+    // Posted at 1 ms, completed at 31 ms: a gap of 30 ticks with a post in its first half.
+    clock_ms::advance(1ms);
+    REQUIRE(ch.try_send(item{1}) == send_status::ok);
+    clock_ms::advance(30ms);
+    REQUIRE(ch.try_receive(out));
+    CHECK(ch.stats().policy.stall_count == 1);
+    CHECK(ch.stats().policy.stall_max == 30);
+    // A completion soon after its post is no stall.
+    clock_ms::advance(1ms);
+    REQUIRE(ch.try_send(item{2}) == send_status::ok);
+    clock_ms::advance(2ms);
+    REQUIRE(ch.try_receive(out));
+    CHECK(ch.stats().policy.stall_count == 1);
+    // Without a threshold the channel does not ask for the time (and nothing is counted).
+    qlimits::channel<item_ring, stall_dql> off(ring);
+    CHECK_FALSE(off.policy().wants_post_time());
+    REQUIRE(off.try_send(item{3}) == send_status::ok);
+    clock_ms::advance(40ms);
+    REQUIRE(off.try_receive(out));
+    CHECK(off.stats().policy.stall_count == 0);
+}

@@ -206,3 +206,8 @@ TEST_CASE("capture: capturing<> under a tx_gate records posted and completed byt
     qlimits::tx_gate<policy, nic_flag> plain(policy::config_type{}, qlimits::jiffy_clock::now());
     CHECK(plain.sent(q, 1500));
 }
+
+// capturing<> passes dql's wants_post_time() on, so a channel still times the posts of a dql
+// with a stall threshold (and asks nothing of a policy without one).
+static_assert(qlimits::asks_post_time<qlimits::capturing<qlimits::dql<>>>);
+static_assert(!qlimits::asks_post_time<qlimits::capturing<qlimits::fixed_limit<>>>);

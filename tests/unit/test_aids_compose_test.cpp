@@ -421,3 +421,34 @@ TEST_CASE("channel over checked<software_limit<>> uses on_taken and keeps the bo
     CHECK(ch.policy().ok());
     CHECK(ch.policy().inflight() == 0);
 }
+
+TEST_CASE("checked<> and recording<> pass wants_post_time() on: the stall detector in a channel") {
+    using clock = qlimits::manual_clock<std::chrono::milliseconds>;
+    using namespace std::chrono_literals;
+    static_assert(qlimits::asks_post_time<qt::checked<dql_ms>>);
+    static_assert(qlimits::asks_post_time<qt::recording<dql_ms>>);
+    static_assert(!qlimits::asks_post_time<qt::checked<qlimits::fixed_limit<clock>>>);
+    using ring_t = rings::spsc_ring<int, 8>;
+    clock::set(clock::time_point{0ms});
+    ring_t r1, r2;
+    qlimits::channel<ring_t, qt::checked<dql_ms>> checked_ch(r1, {.stall_threshold = 10ms});
+    qlimits::channel<ring_t, qt::recording<dql_ms>> recorded_ch(
+        r2, {.stall_threshold = 10ms});
+    int out = 0;
+    clock::advance(1ms);
+    REQUIRE(checked_ch.try_send(1) == qlimits::send_status::ok);
+    REQUIRE(recorded_ch.try_send(1) == qlimits::send_status::ok);
+    clock::advance(30ms);
+    REQUIRE(checked_ch.try_receive(out));
+    REQUIRE(recorded_ch.try_receive(out));
+    CHECK(checked_ch.policy().ok());
+    CHECK(checked_ch.stats().policy.stall_count == 1);
+    CHECK(recorded_ch.stats().policy.stall_count == 1);
+    // The trace has the post's time, so its replay finds the same stall.
+    qt::limit_replayer<dql_ms> rep;
+    const char* why = nullptr;
+    REQUIRE(qt::replay_limit_trace(
+                rep, recorded_ch.policy().sink().text, [](std::string_view) {}, false, &why,
+                [](std::size_t, const char*) {}) == 0);
+    CHECK(rep.policy().stats().stall_count == 1);
+}

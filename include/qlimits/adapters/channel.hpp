@@ -302,7 +302,7 @@ public:
         : f_{&ring, wait == consumer_wait::sleep, initial_barrier(wait, barrier)},
           policy_(cfg, read_clock::now()) {}
     /// The policy built in place from any arguments (a wrapper with state of its own, e.g.
-    /// `channel<R, recording<dql<>, locked_string_sink>>`'s sink, or a policy whose
+    /// `channel<R, recording<dql<>, file_sink>>`'s sink, or a policy whose
     /// constructor takes more than a config): `channel ch(ring, std::in_place, args...)`, or
     /// with the consumer's wait and the barrier first.
     template <class... Args>
@@ -578,7 +578,7 @@ private:
         // Counted before the consumer can see the item where the policy can take the count
         // back (see "Accounting order").
         if constexpr (counts_first)
-            (void)policy_.on_queued(units); // cannot refuse: units <= max_object
+            count_post(units);
         if (!traits::try_push(*f_.ring, std::move(item))) [[unlikely]] {
             if constexpr (counts_first)
                 policy_.on_unqueued(units);
@@ -593,7 +593,7 @@ private:
         p_.run += p_.run < slip_min_run ? 1U : 0U;
         p_.pushed.store(++p_.pushed_local, std::memory_order_relaxed);
         if constexpr (!counts_first)
-            (void)policy_.on_queued(units); // cannot refuse: units <= max_object
+            count_post(units);
         p_.units_sent += units;
         if (!f_.consumer_sleeps) // a spinning consumer needs no doorbell
             return send_status::ok;
@@ -603,6 +603,19 @@ private:
         }
         doorbell();
         return send_status::ok;
+    }
+
+    // on_queued() (it cannot refuse: units <= max_object), with the time where the policy
+    // records when units are posted (dql's stall detector, asks_post_time): only then is the
+    // clock read.
+    void count_post(std::uint32_t units) noexcept {
+        if constexpr (asks_post_time<Policy>) {
+            if (policy_.wants_post_time()) [[unlikely]] {
+                (void)policy_.on_queued(units, read_clock::now());
+                return;
+            }
+        }
+        (void)policy_.on_queued(units);
     }
 
     send_status blocking_push(value_type& item, const deadline_type* deadline) noexcept {

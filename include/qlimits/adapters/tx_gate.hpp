@@ -102,19 +102,13 @@ public:
     /// completed() either. Zero units are counted as nothing but still run the stop check, as
     /// the kernel does.
     bool sent(Ring& ring, std::uint32_t units) noexcept {
-        if (!books_fit(units) || !policy_.on_queued(units)) [[unlikely]]
-            return refuse();
-        p_.units_sent += units;
-        maybe_stop(ring);
-        return true;
+        return post(ring, units, false, [&]() noexcept { return policy_.on_queued(units); })
+            .counted;
     }
     /// As sent(ring, units), also telling the policy the time (its stall detector needs it).
     bool sent(Ring& ring, std::uint32_t units, time_point now) noexcept {
-        if (!books_fit(units) || !policy_.on_queued(units, now)) [[unlikely]]
-            return refuse();
-        p_.units_sent += units;
-        maybe_stop(ring);
-        return true;
+        return post(ring, units, false, [&]() noexcept { return policy_.on_queued(units, now); })
+            .counted;
     }
     /// Batched posting (the kernel's xmit_more). With more == true the units are counted but the
     /// stop check is skipped: a batch may overshoot the limit by its whole size, and the decision
@@ -122,16 +116,13 @@ public:
     /// the doorbell now: always for the last item, and for an earlier one if the ring is
     /// already stopped or the units were refused (`counted` false, as sent(ring, units) refuses).
     [[nodiscard]] gate_batch_step sent(Ring& ring, std::uint32_t units, bool more) noexcept {
-        if (!more) {
-            const bool counted = sent(ring, units);
-            return {true, counted};
-        }
-        if (!books_fit(units) || !policy_.on_queued(units)) [[unlikely]] {
-            (void)refuse();
-            return {true, false};
-        }
-        p_.units_sent += units;
-        return {traits::stopped(ring), true};
+        return post(ring, units, more, [&]() noexcept { return policy_.on_queued(units); });
+    }
+    /// As sent(ring, units, more), also telling the policy the time (dql's stall detector sees
+    /// only posts reported with one).
+    [[nodiscard]] gate_batch_step sent(Ring& ring, std::uint32_t units, bool more,
+                                       time_point now) noexcept {
+        return post(ring, units, more, [&]() noexcept { return policy_.on_queued(units, now); });
     }
 
     /// Units the policy would still admit (< 0: over the limit). Producer side.
@@ -198,6 +189,19 @@ private:
         p_.completed_seen = c_.units_completed.load(std::memory_order_relaxed);
         return p_.units_sent + units - p_.completed_seen <= max_inflight_units;
     }
+    // Every sent(): count (`count` calls on_queued), then stop the ring if over the limit;
+    // with `more`, leave the stop decision to the batch's last item.
+    template <class Count>
+    gate_batch_step post(Ring& ring, std::uint32_t units, bool more, Count count) noexcept {
+        if (!books_fit(units) || !count()) [[unlikely]]
+            return {true, refuse()};
+        p_.units_sent += units;
+        if (more)
+            return {traits::stopped(ring), true};
+        maybe_stop(ring);
+        return {true, true};
+    }
+
     bool refuse() noexcept {
         bump(p_.refused);
         return false;

@@ -194,6 +194,12 @@ public:
     bool on_queued(std::uint32_t n, time_point now) noexcept {
         return queued(policy_.on_queued(n, now), n);
     }
+    /// Forwarded where Policy has it (dql), so an adapter passes the time as it would.
+    [[nodiscard]] bool wants_post_time() const noexcept
+        requires asks_post_time<Policy>
+    {
+        return policy_.wants_post_time();
+    }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         const bool ok = policy_.on_completed(n, now);
         if (ok && log_ != nullptr)

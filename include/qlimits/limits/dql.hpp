@@ -153,9 +153,14 @@ public:
     /// As on_queued(n), and with a stall threshold set, records that something was queued now.
     bool on_queued(std::uint32_t n, time_point now) noexcept {
         if (!on_queued(n)) return false;
-        if (p_.stall_threshold.load(std::memory_order_relaxed) != 0) [[unlikely]]
+        if (wants_post_time()) [[unlikely]]
             mark_history(ticks_of(now));
         return true;
+    }
+    /// A stall threshold is set: posts must come with their time (on_queued(n, now)) for the
+    /// stall detector to see them. Producer side; channel asks it before each count.
+    [[nodiscard]] bool wants_post_time() const noexcept {
+        return p_.stall_threshold.load(std::memory_order_relaxed) != 0;
     }
 
     /// Units that may still be posted: adj_limit - queued as signed 32-bit. < 0: stop.

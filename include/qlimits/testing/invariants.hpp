@@ -62,6 +62,12 @@ public:
     bool on_queued(std::uint32_t n, time_point now) noexcept {
         return queued(n, p_.on_queued(n, now));
     }
+    /// Forwarded where Policy has it (dql), so an adapter passes the time as it would.
+    [[nodiscard]] bool wants_post_time() const noexcept
+        requires asks_post_time<Policy>
+    {
+        return p_.wants_post_time();
+    }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         const bool too_many = n > model_inflight();
         return completed(n, too_many, p_.on_completed(n, now));

@@ -518,6 +518,12 @@ public:
             return policy_.on_queued(n, now);
         });
     }
+    /// Forwarded where Policy has it (dql), so an adapter passes the time as it would.
+    [[nodiscard]] bool wants_post_time() const noexcept
+        requires asks_post_time<Policy>
+    {
+        return policy_.wants_post_time();
+    }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         return locked([&] {
             advance_to(now);
