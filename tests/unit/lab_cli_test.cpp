@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 #include "../../bench/lab/sim/cli.hpp"
@@ -22,6 +23,11 @@
 using namespace lab::sim;
 
 namespace {
+// A path in the temporary directory of this process's own: two suites run at once on one
+// machine (two build trees, or two ctest runs) must not share the lab's output files.
+std::filesystem::path scratch_path(const std::string& name) {
+    return std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()));
+}
 std::optional<std::string> parse(std::vector<std::string> args, run_options& out) {
     static const std::vector<scenario> all = all_scenarios();
     args.insert(args.begin(), "run");
@@ -211,7 +217,7 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
     std::error_code ec;
     const auto lab = lab_binary();
     if (lab.empty()) return;
-    const auto out = std::filesystem::temp_directory_path() / "qlimits_lab_cli_test.out";
+    const auto out = scratch_path("qlimits_lab_cli_test.out");
     for (const char* args :
          {"run veth-bql --bogus=1", "run veth-bql --ring=0", "run veth-bql --ring=x1", "run nope",
           "list extra", "pipeline --ring=1", "pipeline --bogus=1", "pipeline --work-ns=abc",
@@ -233,7 +239,7 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     std::error_code ec;
     const auto lab = lab_binary();
     if (lab.empty()) return;
-    const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_run";
+    const auto dir = scratch_path("qlimits_lab_cli_run");
     std::filesystem::create_directories(dir, ec);
     const auto out = dir / "out.txt";
     auto run = [&](const std::string& args) { return run_lab(lab, out, args, 0); };
@@ -256,7 +262,7 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
     const auto lab = lab_binary();
     if (lab.empty())
         return;
-    const auto dir = std::filesystem::temp_directory_path() / "qlimits_lab_cli_whatif";
+    const auto dir = scratch_path("qlimits_lab_cli_whatif");
     std::filesystem::create_directories(dir, ec);
     const auto out = dir / "out.txt";
     auto run = [&](const std::string& args, int want) { return run_lab(lab, out, args, want); };
