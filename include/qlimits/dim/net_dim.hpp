@@ -61,8 +61,9 @@ public:
 
     /// A tuner over `profile`, starting at index `ix` (default 1, the moderation a Linux device
     /// starts with; apply current_moderation() once at start-up so the device matches). An
-    /// invalid profile or index is a contract violation; the default (RX EQE table, index 0)
-    /// is kept.
+    /// invalid profile or index is a contract violation; if the handler returns, an invalid
+    /// profile leaves the RX EQE table in place (then at index `ix`), and an invalid index
+    /// leaves index 0 (of `profile`).
     constexpr explicit net_dim(const net_dim_profile& profile,
                                std::uint8_t ix = net_dim_default_profile_ix) noexcept
         : net_dim() {

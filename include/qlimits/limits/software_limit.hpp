@@ -17,7 +17,9 @@
 //       limit only moves the wait into the ring (gap_sample());
 // and never more than the drain rate times the sojourn budget (an item waits at most that
 // long), nor outside [min_limit, max_limit].
-//   limit = clamp(max(lead + step, gap), floor, cap),  cap = drain_rate x sojourn_budget.
+//   limit = clamp(max(lead + max(step, batch) - 1, gap), floor, cap),
+//   cap = drain_rate x sojourn_budget, batch = the largest batch completed at one time in
+//   this window or the last (recompute()).
 //
 // Signals, all from the policy's own calls (no producer-side clock; on_queued(n) may come
 // without a time):
