@@ -70,6 +70,7 @@ struct nic_int_stopped {
 struct opaque_nic {
     std::atomic<bool> off{false};
 };
+struct opaque_pipe {};
 struct never_specialized_nic {
     std::atomic<bool> off{false};
 };
@@ -127,6 +128,26 @@ struct pipe_throwing_units {
     bool try_pop(int&) noexcept { return true; }
     static std::uint32_t units(const int& v) { return static_cast<std::uint32_t>(v); }
 };
+// Any other `units` the ring names is refused too: non-static, taking a non-const reference,
+// or a data member.
+struct pipe_member_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    std::uint32_t units(const int& v) const noexcept { return static_cast<std::uint32_t>(v); }
+};
+struct pipe_mutable_ref_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    static std::uint32_t units(int& v) noexcept { return static_cast<std::uint32_t>(v); }
+};
+struct pipe_data_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    static constexpr std::uint32_t units = 1500;
+};
 struct both_roles {
     using value_type = long;
     bool try_push(long&&) noexcept { return true; }
@@ -147,6 +168,10 @@ static_assert(!channel_ring<pipe_size_t_units>);
 static_assert(!ring_units_is_noexcept_uint32<pipe_throwing_units>);
 static_assert(!channel_ring<pipe_throwing_units>);
 static_assert(!ring_has_units<pipe> && ring_units_is_noexcept_uint32<pipe>);
+static_assert(ring_has_units<pipe_member_units> && !channel_ring<pipe_member_units>);
+static_assert(ring_has_units<pipe_mutable_ref_units> && !channel_ring<pipe_mutable_ref_units>);
+static_assert(ring_has_units<pipe_data_units> && !channel_ring<pipe_data_units>);
+static_assert(ring_has_units<sized_pipe> && channel_ring<sized_pipe>);
 static_assert(channel_ring<both_roles> && adaptable_ring<both_roles>);
 static_assert(channel_ring<rings::spsc_ring<int, 8>>);
 static_assert(channel_ring<rings::locked_deque<int>>);
@@ -164,6 +189,14 @@ template <>
 struct qlimits::item_units<static_adapters::frame> {
     static constexpr std::uint32_t of(const static_adapters::frame& f) noexcept { return f.len; }
 };
+// A specialization whose units() is not static (so not callable as ring_traits<R>::units).
+template <>
+struct qlimits::ring_traits<static_adapters::opaque_pipe> {
+    using value_type = int;
+    static bool try_push(static_adapters::opaque_pipe&, int&&) noexcept { return true; }
+    static bool try_pop(static_adapters::opaque_pipe&, int&) noexcept { return true; }
+    std::uint32_t units(const int& v) const noexcept { return static_cast<std::uint32_t>(v); }
+};
 template <>
 struct qlimits::ring_traits<static_adapters::opaque_nic> {
     static bool stopped(const static_adapters::opaque_nic& r) noexcept { return r.off.load(); }
@@ -173,6 +206,7 @@ struct qlimits::ring_traits<static_adapters::opaque_nic> {
 
 namespace static_adapters {
 static_assert(adaptable_ring<opaque_nic>);
+static_assert(ring_has_units<opaque_pipe> && !channel_ring<opaque_pipe>);
 static_assert(qlimits::units_of<pipe>(7) == 1);       // packet-counted by default
 static_assert(qlimits::units_of<sized_pipe>(7) == 7); // the ring's own units()
 static_assert(qlimits::units_of<rings::spsc_ring<frame, 8>>(frame{1500}) == 1500); // item_units

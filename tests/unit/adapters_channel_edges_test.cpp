@@ -689,11 +689,35 @@ TEST_CASE("channel: dql's stall detector sees the channel's posts once a thresho
     clock_ms::advance(2ms);
     REQUIRE(ch.try_receive(out));
     CHECK(ch.stats().policy.stall_count == 1);
-    // Without a threshold the channel does not ask for the time (and nothing is counted).
-    qlimits::channel<item_ring, stall_dql> off(ring);
-    CHECK_FALSE(off.policy().wants_post_time());
-    REQUIRE(off.try_send(item{3}) == send_status::ok);
-    clock_ms::advance(40ms);
-    REQUIRE(off.try_receive(out));
-    CHECK(off.stats().policy.stall_count == 0);
+}
+
+// dql, counting which on_queued() overload the channel calls.
+struct post_spy : qlimits::dql<clock_ms> {
+    using dql::dql;
+    int untimed = 0, timed = 0;
+    bool on_queued(std::uint32_t n) noexcept {
+        ++untimed;
+        return dql::on_queued(n);
+    }
+    bool on_queued(std::uint32_t n, time_point now) noexcept {
+        ++timed;
+        return dql::on_queued(n, now);
+    }
+};
+
+TEST_CASE("channel: posts are timed only while the policy wants it (no clock read otherwise)") {
+    static_assert(qlimits::asks_post_time<post_spy>);
+    item_ring ring;
+    qlimits::channel<item_ring, post_spy> ch(ring);
+    item out;
+    REQUIRE(ch.try_send(item{1}) == send_status::ok);
+    REQUIRE(ch.try_receive(out));
+    CHECK(ch.policy().untimed == 1);
+    CHECK(ch.policy().timed == 0);
+    // The consumer side sets a threshold on the live policy: the next posts are timed.
+    REQUIRE(ch.policy().set_stall_threshold(10ms, clock_ms::now()));
+    REQUIRE(ch.try_send(item{2}) == send_status::ok);
+    REQUIRE(ch.try_receive(out));
+    CHECK(ch.policy().untimed == 1);
+    CHECK(ch.policy().timed == 1);
 }

@@ -59,6 +59,12 @@ concept names_a_stop_member = requires(Ring& r) { r.stopped(); } ||
 template <class Ring>
 concept names_value_type = requires { typename Ring::value_type; };
 
+// A member named `units` of any kind (static or not, function or data, any signature): where
+// one exists it is what the ring means an item to count, so it must be well-formed rather than
+// passed over for item_units (ring_units_is_noexcept_uint32).
+template <class T>
+concept names_units_member = requires { &T::units; };
+
 // Each role lives in its own base so a ring may have either set of members, or both.
 template <class Ring>
 struct native_stop_traits {};
@@ -172,9 +178,11 @@ concept ring_try_pop_is_noexcept = requires(Ring& r, typename ring_traits<Ring>:
 /// Each is refused by name when malformed (returning int or size_t, or not noexcept); a
 /// malformed units() is never passed over for item_units (its items would count 1 each).
 template <class Ring>
-concept ring_has_units = requires(const typename ring_traits<Ring>::value_type& v) {
-    ring_traits<Ring>::units(v);
-};
+concept ring_has_units =
+    requires(const typename ring_traits<Ring>::value_type& v) { ring_traits<Ring>::units(v); } ||
+    (std::is_base_of_v<detail::native_transfer_traits<Ring>, ring_traits<Ring>>
+         ? detail::names_units_member<Ring>                 // the ring's own members
+         : detail::names_units_member<ring_traits<Ring>>); // a specialization's
 template <class Ring>
 concept ring_units_is_noexcept_uint32 =
     !ring_has_units<Ring> || requires(const typename ring_traits<Ring>::value_type& v) {

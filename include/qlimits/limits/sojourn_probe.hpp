@@ -2,7 +2,8 @@
 // qlimits/limits/sojourn_probe.hpp: how long an item waits in a queue, and how fast the queue
 // drains, learned from the completion side alone.
 //
-// A limit policy sees on_queued(n) (often without a time: channel and tx_gate pass none) and
+// A limit policy sees on_queued(n) (often without a time: channel passes one only to a policy
+// that asks for it, tx_gate only in its timed forms) and
 // on_completed(n, now). It cannot stamp items. It can still time the queue the way a stopwatch
 // times a line at a counter: at some completion, at time t0, note the cumulative number of units
 // queued so far, Q ("the mark"). Queues are FIFO, so when the cumulative completed count passes
