@@ -186,6 +186,32 @@ TEST_CASE("software_limit: a fast producer gets room in steps (one stop moves ma
     CHECK(p.stats().stop_frequency > 0.5);
 }
 
+TEST_CASE("software_limit: a producer barely faster than the consumer stops at the limit") {
+    // Producer 430 ns per item, consumer 450 ns (veth-bql --nrules=0's ratio), 500 ns wake-ups:
+    // the producer reaches the limit slowly. Room for a running producer is given every
+    // min(step, limit / 8) completions, so it is never stopped with much less than the limit
+    // in flight.
+    // When room came every `step` completions (until 2026-12-02), this case settled at limit
+    // 47, step 45: the producer ran out of a stale room a few items above the consumer and
+    // stopped about once per step (489 of 1602 stops with under 7/8 of the limit in flight),
+    // and those stops kept the step high (lab T1: 0.977x none's throughput).
+    for (const bool lazy : {false, true}) {
+        CAPTURE(lazy);
+        test::workload w;
+        w.producer_ns = 430;
+        w.consumer_ns = 450;
+        w.wake_ns = 500;
+        w.consumer_wake_ns = 500;
+        w.lazy_time = lazy;
+        sw p({}, at(0));
+        const auto o = test::drive(p, w);
+        CHECK(o.stops > 0);
+        CHECK(o.early_stops == 0);
+        // Stops per item far below one per step: each cycle moves what the producer gains.
+        CHECK(o.stops * p.stats().step * 4 < o.taken);
+    }
+}
+
 TEST_CASE("software_limit: the wake cost is learned from the producer's wake-up waits") {
     // Producer 50 ns per item, consumer 500 ns: the producer stops every cycle, so every cycle
     // is a sample of how long it takes to post again once given room.

@@ -51,6 +51,9 @@ struct outcome {
     std::uint64_t reports = 0;     ///< completion calls
     std::uint64_t clock_reads = 0; ///< times the policy asked for the time (lazy_time)
     std::uint64_t takes = 0;       ///< take_all: takes (each reported at once or in parts)
+    /// Second half: stops that came with fewer than limit + 1 - max(1, limit / 8) in flight
+    /// (the producer held back by room given long ago, not by the limit).
+    std::uint64_t early_stops = 0;
 };
 
 /// Run `w` through policy `p` (any limit_policy on a nanosecond manual clock); `observe` is
@@ -140,6 +143,10 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
                 stopped = true;
                 woken = false;
                 ++o.stops;
+                const std::uint64_t lim = p.limit();
+                if (t >= w.duration_ns / 2 && p.inflight() + std::max<std::uint64_t>(1, lim / 8) <
+                                                  lim + 1)
+                    ++o.early_stops;
             }
             next_post = t + w.producer_ns;
             if (w.burst_every_ns != 0 && --burst_left == 0) {

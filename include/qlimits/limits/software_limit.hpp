@@ -9,7 +9,9 @@
 //   (2) moves enough units per producer stop -> wake cycle that wake-ups cost at most a share of
 //       the consumer's work: the *step*. The producer gets room in steps (hysteresis), so one
 //       stop -> wake cycle moves `step` units instead of one, and a completion writes the
-//       producer's cache line once per step, not once per item;
+//       producer's cache line once per min(step, limit / 8) completions, not once per item
+//       (a running producer's room is refreshed that often, so it is never held back with
+//       less than limit + 1 - limit / 8 in flight by a room given long ago);
 //   (3) keeps at least a cache line of pointers in flight (the *cache floor*, 8) when items are
 //       cheap enough that the line bouncing between the two cores would cost more than that share;
 //   (4) for a producer that pauses after each burst, keeps the consumer busy through the pause:
@@ -56,9 +58,9 @@
 // completion path. Each side must be serialised on its own; the two may run concurrently.
 // stats() may be called from any thread (each field read atomically; not one snapshot).
 // Per completion the policy touches only its completion line, and reads the producer's line
-// when the completions catch up with the last reading of it, once per step (for a producer held
-// back: at the count where its room is due), when an input of the limit changed, and while it
-// waits for a woken producer's next post.
+// when the completions catch up with the last reading of it, once per min(step, limit / 8)
+// completions (for a producer held back: at the count where its room is due), when an input
+// of the limit changed, and while it waits for a woken producer's next post.
 #pragma once
 
 #include <algorithm>
@@ -345,6 +347,7 @@ public:
         c_.floor.store(start, std::memory_order_relaxed);
         c_.cap.store(c_.max_limit, std::memory_order_relaxed);
         c_.step = 1;
+        c_.refresh = 1;
         c_.step_seen.store(1, std::memory_order_relaxed);
         c_.limit.store(start, std::memory_order_relaxed);
         c_.check_every = start / 8 == 0 ? 1 : start / 8; // as set_limit() (on_taken())
@@ -513,7 +516,7 @@ private:
             }
         }
         // The common case ends here: nothing the limit depends on changed, and the completions
-        // have not reached the count at which room is next due (settle_at: every step for a
+        // have not reached the count at which room is next due (settle_at: every refresh for a
         // running producer, the count that brings a held one within limit + 1 - step), nor
         // caught up with the last reading of the producer's count; no woken producer is awaited
         // and the window has not ended (settle_by: at the latest one budget after the last look;
@@ -537,7 +540,7 @@ private:
                     return true;
                 }
             }
-            // A running producer's room is due (every step), or the completions caught up with
+            // A running producer's room is due (every refresh), or the completions caught up with
             // the last reading of its count: when the producer's count shows it running (within
             // its room) with work still in flight, and nothing else is pending (no woken
             // producer, no recompute), the look needs no time: give room and go on.
@@ -556,7 +559,7 @@ private:
             if (!timed && !changed && !c_.wake_pending && !c_.gap_pending &&
                 !c_.inputs_changed && c_.probe.armed()) {
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
-                const bool due = done - c_.published_at >= c_.step;
+                const bool due = done - c_.published_at >= c_.refresh;
                 if (q != done && static_cast<std::int32_t>(q - c_.adj_pub) <= 0 &&
                     (due || static_cast<std::int32_t>(done - c_.settle_at) < 0)) {
                     c_.queued_seen = q;
@@ -577,7 +580,7 @@ private:
     // Give the producer room up to limit units past what is completed.
     void publish(std::uint32_t done, std::uint32_t lim) noexcept {
         c_.published_at = done;
-        c_.settle_at = done + c_.step;
+        c_.settle_at = done + c_.refresh;
         if (done + lim == c_.adj_pub) return; // the same room: leave the producer's line alone
         c_.adj_pub = done + lim;
         p_.adj_limit.store(c_.adj_pub, std::memory_order_relaxed);
@@ -686,9 +689,17 @@ private:
         if (c_.until_time_check > c_.check_every) c_.until_time_check = c_.check_every;
         c_.step = step == 0 ? 1 : step;
         c_.step_seen.store(c_.step, std::memory_order_relaxed);
-        // A smaller step makes room due sooner: look again by then (looking early is harmless).
-        if (static_cast<std::int32_t>(c_.published_at + c_.step - c_.settle_at) < 0)
-            c_.settle_at = c_.published_at + c_.step;
+        // A running producer's room is refreshed at least every limit / 8 completions: refreshed
+        // only every step, it ran out of a room given up to step completions ago and was held
+        // with as little as limit + 1 - step in flight, then given room at once (it was due): a
+        // stop -> wake cycle that moved nothing, once per step, for a producer barely faster
+        // than the consumer, and those stops kept the step (and the limit) high. Measured in
+        // docs/software_limit.md ("Room for a running producer").
+        c_.refresh = std::min(c_.step, c_.check_every);
+        // A smaller refresh makes room due sooner: look again by then (looking early is
+        // harmless).
+        if (static_cast<std::int32_t>(c_.published_at + c_.refresh - c_.settle_at) < 0)
+            c_.settle_at = c_.published_at + c_.refresh;
     }
 
     // The slow path: read the producer's count, follow a woken producer, roll the window,
@@ -795,13 +806,13 @@ private:
 
         const std::uint32_t lim = c_.limit.load(std::memory_order_relaxed);
         // Room is given in steps: a held producer gets it once `step` units fit (inflight <=
-        // limit + 1 - step), a running one every `step` completions; at once when the ring ran
+        // limit + 1 - step), a running one every `refresh` completions; at once when the ring ran
         // dry or the limit went down, and, for a running producer, when the limit grew since
         // room was last given (it would otherwise meet the old room and be held early, with no
         // more than limit + 1 - step in flight, unseen until the next step's look; a held one
         // waits for its step as always, with the new limit).
         const bool due = held ? std::int64_t{inflight} <= std::int64_t{lim} + 1 - c_.step
-                              : done - c_.published_at >= c_.step;
+                              : done - c_.published_at >= c_.refresh;
         if (due || inflight == 0 || static_cast<std::int32_t>(done + lim - c_.adj_pub) < 0 ||
             (!held && static_cast<std::int32_t>(c_.published_at + lim - c_.adj_pub) > 0)) {
             publish(done, lim);
@@ -838,7 +849,7 @@ private:
         // When to look again (on_completed's fast path): a producer still held back is due
         // room once inflight <= limit + 1 - step, i.e. at completed count q - limit - 1 + step;
         // until then only a change of the limit's inputs (which forces a look) can give it room
-        // sooner. Otherwise every step completions, as publish() set.
+        // sooner. Otherwise every refresh completions, as publish() set.
         if (static_cast<std::int32_t>(q - c_.adj_pub) > 0) c_.settle_at = q - lim - 1 + c_.step;
         // No overflow check: budget <= 2^62 ticks (constructor), and a wrapped sum for a time
         // beyond 2^64 - 2^62 ticks would only make every completion take the slow path.
@@ -1182,7 +1193,7 @@ private:
     }
 
     // What on_queued()/available() touch, in one line; adj_limit is written by the completion
-    // side once per step.
+    // side once per refresh (min(step, limit / 8) completions).
     struct alignas(cache_line_size) producer_line {
         std::atomic<std::uint32_t> queued{0};
         std::atomic<std::uint32_t> adj_limit{0};
@@ -1194,6 +1205,7 @@ private:
         std::uint32_t queued_seen = 0;  // last reading of producer_line::queued (a lower bound)
         std::uint32_t published_at = 0; // completed count when room was last given
         std::uint32_t step = 1;         // units completed between two gifts of room
+        std::uint32_t refresh = 1;      // ... to a running producer: min(step, limit / 8)
         bool wake_pending = false;      // room given to a held producer; its next post awaited
         bool gap_pending = false;       // dry behind a producer that paused on its own: its idle
                                         // is timed at the next completion (gap_sample())
