@@ -8,10 +8,10 @@
 //       moment the producer's next post is seen;
 //   (2) moves enough units per producer stop -> wake cycle that wake-ups cost at most a share of
 //       the consumer's work: the *step*. The producer gets room in steps (hysteresis), so one
-//       stop -> wake cycle moves `step` units instead of one, and a completion writes the
-//       producer's cache line once per min(step, limit / 8) completions, not once per item
-//       (a running producer's room is refreshed that often, so it is never held back with
-//       less than limit + 1 - limit / 8 in flight by a room given long ago);
+//       stop -> wake cycle moves `step` units instead of one. A running producer's room is
+//       refreshed every min(step, limit / 8) completions (at least 1: once per item at a limit
+//       below 16), so it is never held back with less than limit + 1 - limit / 8 in flight
+//       by a room given long ago;
 //   (3) keeps at least a cache line of pointers in flight (the *cache floor*, 8) when items are
 //       cheap enough that the line bouncing between the two cores would cost more than that share;
 //   (4) for a producer that pauses after each burst, keeps the consumer busy through the pause:
@@ -57,10 +57,11 @@
 // Threading: on_queued()/available() belong to the producer; on_completed() and reset() to the
 // completion path. Each side must be serialised on its own; the two may run concurrently.
 // stats() may be called from any thread (each field read atomically; not one snapshot).
-// Per completion the policy touches only its completion line, and reads the producer's line
+// Per completion the policy touches only its completion line. It reads the producer's line
 // when the completions catch up with the last reading of it, once per min(step, limit / 8)
-// completions (for a producer held back: at the count where its room is due), when an input
-// of the limit changed, and while it waits for a woken producer's next post.
+// completions (at least 1; for a producer held back: at the count where its room is due),
+// when an input of the limit changed, and while it waits for a woken producer's next post;
+// it writes the room there when it gives room and the room changed.
 #pragma once
 
 #include <algorithm>
@@ -531,10 +532,12 @@ private:
             // is kept in units; the wait in ticks then runs from the last look that read the
             // time, an overestimate that the units measure bounds (lead_sample's callers take
             // the smaller of the two).
-            if (!timed && !changed && c_.wake_pending &&
-                static_cast<std::int32_t>(done - c_.settle_at) < 0 && done != c_.queued_seen) {
+            // (Within a step of the gift, as settle() waits: settle_at may come sooner, every
+            // refresh, which would read the time only to keep waiting.)
+            if (!timed && !changed && c_.wake_pending && done - c_.published_at < c_.step &&
+                done != c_.queued_seen) {
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
-                if (q == c_.wake_queued && q != done && done - c_.published_at < c_.step) {
+                if (q == c_.wake_queued && q != done) {
                     c_.queued_seen = q;
                     c_.wake_checked_done = done;
                     return true;
@@ -809,7 +812,7 @@ private:
         // limit + 1 - step), a running one every `refresh` completions; at once when the ring ran
         // dry or the limit went down, and, for a running producer, when the limit grew since
         // room was last given (it would otherwise meet the old room and be held early, with no
-        // more than limit + 1 - step in flight, unseen until the next step's look; a held one
+        // more than limit + 1 - refresh in flight, unseen until the next look; a held one
         // waits for its step as always, with the new limit).
         const bool due = held ? std::int64_t{inflight} <= std::int64_t{lim} + 1 - c_.step
                               : done - c_.published_at >= c_.refresh;
@@ -1204,8 +1207,9 @@ private:
         std::atomic<std::uint32_t> completed{0};
         std::uint32_t queued_seen = 0;  // last reading of producer_line::queued (a lower bound)
         std::uint32_t published_at = 0; // completed count when room was last given
-        std::uint32_t step = 1;         // units completed between two gifts of room
-        std::uint32_t refresh = 1;      // ... to a running producer: min(step, limit / 8)
+        std::uint32_t step = 1;         // units of room a held producer gets at once
+        std::uint32_t refresh = 1;      // completions between two gifts of room to a running
+                                        // producer: min(step, limit / 8), at least 1
         bool wake_pending = false;      // room given to a held producer; its next post awaited
         bool gap_pending = false;       // dry behind a producer that paused on its own: its idle
                                         // is timed at the next completion (gap_sample())
