@@ -570,6 +570,10 @@ TEST_CASE("software_limit: on_taken reads the clock rarely and lands where on_co
                         row{test::report::per_item, 30, 50, 20'000, 0.5},
                         row{test::report::per_item, 30, 450, 1'000, 0.5},
                         row{test::report::per_item, 400, 5000, 1'000, 1.0},
+                        // A woken producer awaited for 5 us at a step of 28: 0.47 readings per
+                        // call; 0.58 when the wait read the time at every refresh to keep waiting
+                        // (a review's finding, 2026-12-02).
+                        row{test::report::per_item, 100, 450, 5'000, 0.5},
                         row{test::report::per_poll, 30, 450, 1'000, 1.0}}) {
         CAPTURE(r.producer_ns);
         CAPTURE(r.consumer_ns);
