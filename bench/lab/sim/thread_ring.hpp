@@ -322,9 +322,9 @@ private:
             ++taken_;
             if (w_.contains(now())) ++departures_;
             units += s.units;
-            if (per_item_) complete(s.units);
+            if (per_item_) complete(s.units, i != 0);
         }
-        if (!per_item_) complete(units);
+        if (!per_item_) complete(units, false);
         occupancy_.set(now(), ring_.size());
         ns_t t = 0;
         if (producer_due()) {
@@ -380,8 +380,14 @@ private:
         return state_ == producer_state::stopped && !policy_->over_limit();
     }
 
-    void complete(std::uint32_t n) {
-        policy_->completed(n, now());
+    // Reported as channel::receive_batch reports a take (sim_policy::taken: software_limit's
+    // on_taken, told the units come before the work; the time read only when the policy asks);
+    // per item, the items after the first are parts of that take.
+    void complete(std::uint32_t n, bool same_take) {
+        const auto read = [](const void* self) noexcept {
+            return static_cast<const model*>(self)->now();
+        };
+        policy_->taken(n, read, this, same_take);
         if (rec_ != nullptr) rec_->completed(n, now());
         completed_ += n;
         if (auto l = policy_->limit()) limit_.set(now(), *l);
