@@ -278,6 +278,8 @@ public:
         c_.published_at = 0;
         c_.wake_pending = false;
         c_.probe.disarm();
+        c_.probe_in_hand = 0;
+        c_.takes = false;
         c_.meter = drain_meter{c_.budget};
         c_.rate_fp.store(0, std::memory_order_relaxed);
         c_.samples.store(0, std::memory_order_relaxed);
@@ -442,6 +444,7 @@ private:
     template <bool Lazy, class Now>
     bool complete(std::uint32_t n, const Now& now, bool same_take) noexcept {
         if constexpr (Lazy) {
+            if (!c_.takes) c_.takes = true; // reported before the work (worked_since_arm())
             if (!same_take) {
                 // A new take: nothing of the last one carries over, even if this call is
                 // refused (a part after a refusal then starts afresh, not in an older take).
@@ -642,8 +645,23 @@ private:
         const sojourn_sample& smp = c_.probe.last();
         count(c_.samples);
         c_.sojourn_last.store(smp.sojourn, std::memory_order_relaxed);
-        rate_sample(smp.drained, smp.sojourn);
-        if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, smp.drained, smp.sojourn);
+        const std::uint32_t worked = worked_since_arm(smp.drained);
+        if (worked != 0) rate_sample(worked, smp.sojourn);
+        if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, worked, smp.sojourn);
+    }
+
+    // Units the consumer worked off since the probe was armed, of `drained` completed since.
+    // Takes (on_taken()) are reported before the work: the take that armed the probe was still
+    // to be worked off then, and the take that ends it is not yet. Counting completions instead
+    // took a small backlog behind a big take (a take of 8 leaving 1) for a slow consumer (1
+    // unit in the time of 8): the rate too low, the limit down to the cache floor, the consumer
+    // idle while the producer wakes, and the idle confirms the low rate (docs/software_limit.md,
+    // "A take's drain rate"). Same-time completions (on_completed()) count as reported after
+    // the work, as far as the policy can tell.
+    [[nodiscard]] std::uint32_t worked_since_arm(std::uint32_t drained) const noexcept {
+        if (!c_.takes) return drained;
+        const std::int64_t w = std::int64_t{drained} + c_.probe_in_hand - c_.batch_run;
+        return w > 0 ? static_cast<std::uint32_t>(w) : 0;
     }
 
     // Units drained in ticks, into the meter; each meter reading (an average over at least a
@@ -664,7 +682,7 @@ private:
     // now to what drained so far in the budget, rather than after the backlog has drained.
     void over_budget_early(std::uint32_t done, std::uint64_t t) noexcept {
         c_.probe_cut = true;
-        cut_to_budget(done, c_.probe.drained(done), c_.probe.elapsed(t));
+        cut_to_budget(done, worked_since_arm(c_.probe.drained(done)), c_.probe.elapsed(t));
     }
 
     // Limit to what drains within the budget at the rate `drained` per `ticks`, if lower.
@@ -859,7 +877,10 @@ private:
         const std::uint64_t budget_end = t + c_.budget;
         c_.settle_by = budget_end < c_.window_end ? budget_end : c_.window_end;
         if (inflight != 0) {
-            if (!c_.probe.armed() && c_.probe.arm(q, done, t)) c_.probe_cut = false;
+            if (!c_.probe.armed() && c_.probe.arm(q, done, t)) {
+                c_.probe_cut = false;
+                c_.probe_in_hand = c_.takes ? c_.batch_run : 0;
+            }
             return;
         }
         // An empty ring has no backlog to time (completions that always empty it: per poll, a
@@ -1234,6 +1255,8 @@ private:
         std::uint64_t resolve_time = ~std::uint64_t{0}; // when the last wake was seen to end
         std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
         std::uint32_t batch_run = 0;                 // units completed at batch_time so far
+        bool takes = false;              // reported through on_taken(): before the work
+        std::uint32_t probe_in_hand = 0; // takes: units of the take that armed the probe
         std::uint32_t check_every = 1;      // on_taken(): takes between two readings of the time
         std::uint32_t until_time_check = 1; // ... and takes left until the next one
         std::uint64_t batch_time = 0;                // time of the last completion
