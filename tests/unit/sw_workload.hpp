@@ -36,6 +36,7 @@ struct workload {
     bool take_all = false;             ///< take up to poll_budget at once, then work them off
     std::uint64_t clock_grain_ns = 1;  ///< the policy sees now rounded down to this
     bool lazy_time = false;            ///< report through on_taken() (the time read on demand)
+    bool timed_takes = false;          ///< report through on_taken() with the time given
     /// take_all, per item, on_taken(): report the items after a take's first as parts of that
     /// take (same_take, as channel's receive_batch does), or each as a take of its own.
     bool parts_as_take = true;
@@ -84,12 +85,19 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
                 ++o.clock_reads;
                 return at(t);
             };
-            if (w.lazy_time) {
+            bool timed_take = false;
+            if constexpr (requires { p.on_taken(n, at(t), same_take); }) {
+                if (w.timed_takes) {
+                    p.on_taken(n, at(t), same_take);
+                    timed_take = true;
+                }
+            }
+            if (!timed_take && w.lazy_time) {
                 if constexpr (qlimits::accepts_take_parts<Policy>)
                     p.on_taken(n, now, same_take);
                 else
                     p.on_taken(n, now);
-            } else {
+            } else if (!timed_take) {
                 p.on_completed(n, at(t));
             }
         } else {

@@ -20,6 +20,8 @@
 // and never more than the drain rate times the sojourn budget (an item waits at most that
 // long), nor outside [min_limit, max_limit].
 //   limit = clamp(max(lead + max(step, batch) - 1, gap), floor, cap),
+//   (for takes, on_taken(): max(lead + step - 1, batch) in place of the first term: a take is
+//   work in hand while the producer wakes),
 //   cap = drain_rate x sojourn_budget, batch = the largest batch completed at one time in
 //   this window or the last (recompute()).
 //
@@ -241,7 +243,9 @@ public:
     }
 
     /// Report n units taken by the consumer in one take (one pop, one batch: each call is its
-    /// own batch), calling now() only when the time is needed: when the sojourn probe ends, when
+    /// own batch), before it works them off (a consumer that reports after the work should
+    /// use on_completed(): a take counts as work in hand, for the limit and the drain rate),
+    /// calling now() only when the time is needed: when the sojourn probe ends, when
     /// the slow path runs (a held or woken producer, a changed input, an empty ring; giving room
     /// to a running producer needs no time), and on every check_every-th call (limit / 8, at
     /// least 1: the time is read at least eight times while a backlog of `limit` drains, so an
@@ -266,6 +270,12 @@ public:
         requires std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
         return complete<true>(n, now, same_take);
+    }
+    /// A take with its time given (a consumer that read its clock for the take anyway): the
+    /// same as the lazy forms, with every take timed. (Not forwarded by the testing wrappers.)
+    bool on_taken(std::uint32_t n, time_point now, bool same_take = false) noexcept {
+        const auto given = [now]() noexcept { return now; };
+        return complete<true, decltype(given), true>(n, given, same_take);
     }
 
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
@@ -441,10 +451,12 @@ private:
     // batch) and on_taken() (Lazy = true: one call is one take, or a part of one with same_take;
     // the time read when needed).
     // same_take (on_taken() only): the units belong to the previous call's take.
-    template <bool Lazy, class Now>
+    // Given (on_taken() with a time_point): every take is timed, as on_completed()'s calls are.
+    template <bool Lazy, class Now, bool Given = false>
     bool complete(std::uint32_t n, const Now& now, bool same_take) noexcept {
+        // What the last call reported: takes (before the work) or completions (after it).
+        if (c_.takes != Lazy) c_.takes = Lazy;
         if constexpr (Lazy) {
-            if (!c_.takes) c_.takes = true; // reported before the work (worked_since_arm())
             if (!same_take) {
                 // A new take: nothing of the last one carries over, even if this call is
                 // refused (a part after a refusal then starts afresh, not in an older take).
@@ -478,6 +490,8 @@ private:
             c_.batch_run += n; // 0 at a new take (above)
             if (c_.take_timed) {
                 t = c_.take_time; // a part of a take whose time is known: no reading needed
+            } else if constexpr (Given) {
+                t = read_time();
             } else {
                 timed = --c_.until_time_check == 0;
                 if (timed) {
@@ -646,7 +660,8 @@ private:
         count(c_.samples);
         c_.sojourn_last.store(smp.sojourn, std::memory_order_relaxed);
         const std::uint32_t worked = worked_since_arm(smp.drained);
-        if (worked != 0) rate_sample(worked, smp.sojourn);
+        if (worked == 0) return; // within one take (0 ticks): nothing about a rate
+        rate_sample(worked, smp.sojourn);
         if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, worked, smp.sojourn);
     }
 
@@ -657,11 +672,11 @@ private:
     // unit in the time of 8): the rate too low, the limit down to the cache floor, the consumer
     // idle while the producer wakes, and the idle confirms the low rate (docs/software_limit.md,
     // "A take's drain rate"). Same-time completions (on_completed()) count as reported after
-    // the work, as far as the policy can tell.
+    // the work, as far as the policy can tell: no correction when the passing call is one.
     [[nodiscard]] std::uint32_t worked_since_arm(std::uint32_t drained) const noexcept {
         if (!c_.takes) return drained;
         const std::int64_t w = std::int64_t{drained} + c_.probe_in_hand - c_.batch_run;
-        return w > 0 ? static_cast<std::uint32_t>(w) : 0;
+        return w <= 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(w, 0xffffffff));
     }
 
     // Units drained in ticks, into the meter; each meter reading (an average over at least a
@@ -681,8 +696,12 @@ private:
     // The armed probe has been running longer than the budget: its sample will exceed it. Cut
     // now to what drained so far in the budget, rather than after the backlog has drained.
     void over_budget_early(std::uint32_t done, std::uint64_t t) noexcept {
+        // Units worked off so far; none (a 0-unit take armed the probe, and nothing since) is
+        // no figure to cut to: a later look, or the sample at the pass, cuts.
+        const std::uint32_t worked = worked_since_arm(c_.probe.drained(done));
+        if (worked == 0) return;
         c_.probe_cut = true;
-        cut_to_budget(done, worked_since_arm(c_.probe.drained(done)), c_.probe.elapsed(t));
+        cut_to_budget(done, worked, c_.probe.elapsed(t));
     }
 
     // Limit to what drains within the budget at the rate `drained` per `ticks`, if lower.
@@ -1194,8 +1213,14 @@ private:
         // in flight, and must outlast the wake-up (the lead) by at most the item in service, so
         // limit = lead + max(step, batch) - 1 (rounded up) suffices.
         const std::uint32_t batch = c_.batch_cur > c_.batch_prev ? c_.batch_cur : c_.batch_prev;
+        // Takes (on_taken()) are reported before the work: a take is work in hand while the
+        // woken producer gets going, so it covers the lead instead of adding to it, and the
+        // limit need only let a take that big happen: max(lead + step - 1, batch).
         const double room = static_cast<double>(step > batch ? step : batch);
-        const double need = std::ceil(lead_units + room - 1.0);
+        double need = std::ceil(lead_units + room - 1.0);
+        if (c_.takes)
+            need = std::max(std::ceil(lead_units + static_cast<double>(step) - 1.0),
+                            static_cast<double>(batch));
         const std::uint64_t want_lim = need >= 4.0e9 ? std::uint64_t{1} << 32
                                        : need < 1.0  ? 1
                                                      : static_cast<std::uint64_t>(need);
@@ -1254,9 +1279,11 @@ private:
         std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times
         std::uint64_t resolve_time = ~std::uint64_t{0}; // when the last wake was seen to end
         std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
-        std::uint32_t batch_run = 0;                 // units completed at batch_time so far
-        bool takes = false;              // reported through on_taken(): before the work
-        std::uint32_t probe_in_hand = 0; // takes: units of the take that armed the probe
+        std::uint32_t batch_run = 0; // units completed at batch_time so far (takes: this take's)
+        bool takes = false;              // the last call was on_taken(): before the work
+        // Takes: units of the arming take reported up to the arming call (batch_run then);
+        // its later parts are in the probe's drained count.
+        std::uint32_t probe_in_hand = 0;
         std::uint32_t check_every = 1;      // on_taken(): takes between two readings of the time
         std::uint32_t until_time_check = 1; // ... and takes left until the next one
         std::uint64_t batch_time = 0;                // time of the last completion
