@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <random>
 #include <utility>
+#include <vector>
 
 #include "contract_probe.hpp"
 #include "qlimits/limits/fixed.hpp"
@@ -868,6 +870,173 @@ TEST_CASE("software_limit: on_taken refuses over-completion as on_completed does
     CHECK(p.on_taken(2, now));
     CHECK(p.inflight() == 0);
     CHECK(reads <= 1);
+}
+
+namespace {
+// Random posts, completions (on_completed or on_taken) and clock steps, with a short budget and
+// window on half the seeds so cuts, windows and wake-ups come often. `each` sees the policy
+// after every completion call; `extra`, before each, may make calls of its own.
+template <class Each, class Extra>
+void random_run(std::uint64_t seed, bool takes, Each&& each, Extra&& extra) {
+    std::mt19937_64 r(seed);
+    qlimits::software_limit_config c{};
+    if (r() % 2 != 0) {
+        c.sojourn_budget = std::chrono::nanoseconds{1 + static_cast<std::int64_t>(r() % 20'000)};
+        c.window = std::chrono::nanoseconds{1 + static_cast<std::int64_t>(r() % 20'000)};
+    }
+    sw p(c, at(0));
+    std::uint64_t t = 0;
+    std::uint32_t queued = 0, done = 0;
+    for (int i = 0; i < 1'500; ++i) {
+        const auto x = r() % 100;
+        if (x < 40) {
+            if (p.available() >= 0) {
+                const auto n = static_cast<std::uint32_t>(1 + r() % 64);
+                REQUIRE(p.on_queued(n));
+                queued += n;
+            }
+        } else if (x < 85) {
+            const std::uint32_t in = queued - done;
+            const auto n = in == 0 ? 0U : static_cast<std::uint32_t>(r() % (in < 8 ? in + 1 : 9));
+            extra(p, t);
+            if (takes)
+                REQUIRE(p.on_taken(n, [&t]() noexcept { return at(t); }));
+            else
+                REQUIRE(p.on_completed(n, at(t)));
+            done += n;
+            each(p);
+        } else {
+            t += r() % 4 == 0 ? r() % 300'000 : r() % 3'000;
+        }
+    }
+}
+} // namespace
+
+TEST_CASE("software_limit: a held producer is never kept waiting once room is due") {
+    // Room for a held producer is due once inflight <= limit + 1 - step. A producer given room
+    // and then held again by a budget cut before it posted was still awaited as woken, and kept
+    // held until a step had completed since the cut or the ring ran dry (found by a random
+    // search: held at 1 in flight where room was due at 22, on_completed and on_taken).
+    for (const bool takes : {false, true}) {
+        CAPTURE(takes);
+        std::uint64_t held = 0, due_but_held = 0;
+        for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+            random_run(
+                seed, takes,
+                [&](const sw& p) {
+                    const auto s = p.stats();
+                    if (s.available >= 0) return;
+                    ++held;
+                    if (std::int64_t{s.inflight} <= std::int64_t{s.limit} + 1 - s.step)
+                        ++due_but_held;
+                },
+                [](sw&, std::uint64_t) {});
+        }
+        CHECK(held > 10'000); // the case at stake is exercised
+        CHECK(due_but_held == 0);
+    }
+    // The reduced case: room given (the producer woken), taken back by a cut before it posts.
+    qlimits::software_limit_config c{};
+    c.sojourn_budget = std::chrono::nanoseconds{3'201};
+    c.window = std::chrono::nanoseconds{5'701};
+    sw p(c, at(0));
+    REQUIRE(p.on_queued(26));
+    REQUIRE(p.on_completed(26, at(238'170)));
+    REQUIRE(p.on_queued(1));
+    REQUIRE(p.on_completed(1, at(242'108)));
+    REQUIRE(p.on_queued(56));
+    REQUIRE(p.on_completed(40, at(531'081))); // room given to the held producer
+    REQUIRE(p.on_completed(1, at(826'461)));  // a cut takes it back before it posts
+    for (std::uint64_t i = 0; i < 15; ++i) {
+        REQUIRE(p.on_completed(1, at(826'461 + i)));
+        const auto s = p.stats();
+        CAPTURE(s.inflight);
+        CAPTURE(s.limit);
+        CAPTURE(s.step);
+        CHECK((s.available >= 0 || std::int64_t{s.inflight} > std::int64_t{s.limit} + 1 - s.step));
+    }
+}
+
+TEST_CASE("software_limit: a refused completion changes nothing that later calls see") {
+    // The refusal read the producer's count into the policy's cached copy before refusing, so a
+    // later call took another path (24 of 100 random runs diverged). Two policies get the same
+    // calls; one also gets a refused completion before some of them (a new take for on_taken:
+    // only the take boundary, which the next call makes anyway, may differ).
+    test::contract_probe probe;
+    for (const bool takes : {false, true}) {
+        CAPTURE(takes);
+        for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+            CAPTURE(seed);
+            std::vector<qlimits::software_limit_stats> plain, refused;
+            random_run(
+                seed, takes, [&](const sw& p) { plain.push_back(p.stats()); },
+                [](sw&, std::uint64_t) {});
+            std::mt19937_64 coin(seed * 7919);
+            random_run(
+                seed, takes, [&](const sw& p) { refused.push_back(p.stats()); },
+                [&](sw& p, std::uint64_t t) {
+                    if (coin() % 4 != 0) return;
+                    const std::uint32_t too_many = p.inflight() + 1;
+                    if (takes)
+                        CHECK_FALSE(p.on_taken(too_many, [t]() noexcept { return at(t); }));
+                    else
+                        CHECK_FALSE(p.on_completed(too_many, at(t)));
+                });
+            REQUIRE(plain.size() == refused.size());
+            const auto same = [](const qlimits::software_limit_stats& a,
+                                 const qlimits::software_limit_stats& b) {
+                return a.limit == b.limit && a.available == b.available && a.step == b.step &&
+                       a.lead == b.lead && a.cap == b.cap &&
+                       a.drain_rate_per_s == b.drain_rate_per_s &&
+                       a.sojourn_samples == b.sojourn_samples && a.stops == b.stops &&
+                       a.starvations == b.starvations && a.budget_cuts == b.budget_cuts;
+            };
+            std::size_t first_difference = plain.size();
+            for (std::size_t i = 0; i < plain.size() && first_difference == plain.size(); ++i)
+                if (!same(plain[i], refused[i])) first_difference = i;
+            CHECK(first_difference == plain.size());
+        }
+    }
+    CHECK(probe.count() > 1'000);
+}
+
+TEST_CASE("software_limit: clock jumps near 2^63 ticks are no overflow") {
+    // A lead sample halves the time since the last look and adds it to the wait before it; two
+    // jumps of 3 x 2^61 ns overflowed that sum (undefined behaviour: UBSan in CI). Now saturated.
+    sw p({}, at(0));
+    for (int i = 0; i < 9; ++i) REQUIRE(p.on_queued(1)); // held at the floor of 8
+    REQUIRE(p.on_completed(1, at(1)));                    // room given; its post awaited
+    const std::uint64_t jump = std::uint64_t{3} << 61;
+    REQUIRE(p.on_completed(1, at(1 + jump))); // a look, no post yet
+    REQUIRE(p.on_queued(1));
+    REQUIRE(p.on_completed(1, at(1 + 2 * jump))); // the post seen: the lead sample
+    const auto s = p.stats();
+    CHECK(s.limit >= 1);
+    CHECK(s.limit <= qlimits::software_limit_config{}.max_limit);
+    CHECK(s.inflight == 7);
+}
+
+TEST_CASE("software_limit: a clock that steps backwards gives no drain-rate sample") {
+    // A consumer that empties the ring at every poll, the producer held at each: the rate comes
+    // from the units between two empty moments over the time between. A step of the clock 1 ms
+    // backwards made that time a wrapped difference, which wrapped the meter's tick sum: the
+    // rate read 0, then 200x too low, and the limit fell from 179 to 17.
+    sw p({}, at(0));
+    std::uint64_t t = 1'000'000'000;
+    const auto poll = [&p](std::uint64_t when) {
+        while (p.available() >= 0) REQUIRE(p.on_queued(1));
+        REQUIRE(p.on_completed(p.inflight(), at(when)));
+    };
+    for (int i = 0; i < 200; ++i) poll(t += 5'000);
+    const auto before = p.stats();
+    REQUIRE(before.drain_rate_per_s > 1e7);
+    poll(t - 1'000'000); // the clock steps back 1 ms
+    const auto after = p.stats();
+    CHECK(after.drain_rate_per_s == before.drain_rate_per_s);
+    CHECK(after.limit >= before.limit);
+    for (int i = 0; i < 3; ++i) poll(t += 5'000);
+    CHECK(p.stats().drain_rate_per_s >= before.drain_rate_per_s / 2);
+    CHECK(p.limit() >= before.limit);
 }
 
 TEST_CASE("software_limit: after reset it behaves exactly as a new policy") {

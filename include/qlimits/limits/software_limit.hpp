@@ -90,7 +90,10 @@ inline constexpr std::uint32_t software_max_object = std::numeric_limits<std::ui
 inline constexpr std::uint32_t software_max_limit =
     std::numeric_limits<std::uint32_t>::max() / 2 - software_max_object;
 
-/// Configuration of a software_limit. Times are in nanoseconds whatever the policy's clock.
+/// Configuration of a software_limit. Times are in nanoseconds whatever the policy's clock;
+/// each is rounded up to whole ticks of that clock (a nonzero cost or budget shorter than a tick
+/// counts as one tick: on jiffy_clock's 1 ms ticks the 2 us wake_cost acts, and
+/// stats().wake_cost_ns shows it, as 1 ms). Use a clock with ticks well below the costs.
 struct software_limit_config {
     /// Lower bound. 1: a limit admits while inflight <= limit, so 1 keeps up to two items in
     /// flight, one being consumed and one waiting: the least that never idles a consumer whose
@@ -253,7 +256,8 @@ public:
     /// a measured optimum).
     /// `channel` uses this, so per-item completions do not read the clock per item. Use either
     /// this or on_completed() on one policy, not both (the batch tracking differs). Refused as
-    /// on_completed().
+    /// on_completed(), with one difference: a refused take still ends the take before it (a
+    /// later same_take part starts a new take rather than join an older one).
     template <class Now>
         requires std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now) noexcept {
@@ -442,6 +446,14 @@ private:
                    ? std::numeric_limits<std::uint64_t>::max()
                    : a + b;
     }
+    // a + b, saturated at the int64 bounds (clock jumps of 2^62 ticks or more would overflow).
+    static constexpr std::int64_t sat_add_signed(std::int64_t a, std::int64_t b) noexcept {
+        if (b > 0 && a > std::numeric_limits<std::int64_t>::max() - b)
+            return std::numeric_limits<std::int64_t>::max();
+        if (b < 0 && a < std::numeric_limits<std::int64_t>::min() - b)
+            return std::numeric_limits<std::int64_t>::min();
+        return a + b;
+    }
     static constexpr std::uint32_t clamp(std::uint64_t v, std::uint32_t lo,
                                          std::uint32_t hi) noexcept {
         return v < lo ? lo : (v > hi ? hi : static_cast<std::uint32_t>(v));
@@ -454,8 +466,6 @@ private:
     // Given (on_taken() with a time_point): every take is timed, as on_completed()'s calls are.
     template <bool Lazy, class Now, bool Given = false>
     bool complete(std::uint32_t n, const Now& now, bool same_take) noexcept {
-        // What the last call reported: takes (before the work) or completions (after it).
-        if (c_.takes != Lazy) c_.takes = Lazy;
         if constexpr (Lazy) {
             if (!same_take) {
                 // A new take: nothing of the last one carries over, even if this call is
@@ -467,15 +477,19 @@ private:
         }
         const std::uint32_t before = c_.completed.load(std::memory_order_relaxed);
         if (n > c_.queued_seen - before) {
-            // The last reading of the producer's count is a lower bound; read it again.
-            c_.queued_seen = p_.queued.load(std::memory_order_relaxed);
-            if (n > c_.queued_seen - before) [[unlikely]] {
+            // The last reading of the producer's count is a lower bound; read it again (kept
+            // only if the call is accepted: a refused call changes nothing that later calls see).
+            const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
+            if (n > q - before) [[unlikely]] {
                 detail::contract_failed(Lazy ? "software_limit::on_taken"
                                              : "software_limit::on_completed",
                                         "over-completion: completed more than is in flight");
                 return false;
             }
+            c_.queued_seen = q;
         }
+        // What the last accepted call reported: takes (before the work) or completions (after).
+        if (c_.takes != Lazy) c_.takes = Lazy;
         const std::uint32_t done = before + n;
         c_.completed.store(done, std::memory_order_relaxed);
         std::uint64_t t = 0;
@@ -554,7 +568,9 @@ private:
             if (!timed && !changed && c_.wake_pending && done - c_.published_at < c_.step &&
                 done != c_.queued_seen) {
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
-                if (q == c_.wake_queued && q != done) {
+                // (Held again after a budget cut: left to settle(), which gives it room when due.)
+                if (q == c_.wake_queued && q != done &&
+                    static_cast<std::int32_t>(q - c_.adj_pub) <= 0) {
                     c_.queued_seen = q;
                     c_.wake_checked_done = done;
                     return true;
@@ -684,7 +700,9 @@ private:
     // within one tick is dropped: units completed at the same time were taken at once (or
     // stamped with one clock reading) and say nothing about a rate.
     void rate_sample(std::uint32_t units, std::uint64_t ticks) noexcept {
-        if (ticks == 0) return;
+        // None from a clock that stepped backwards (a wrapped difference, above 2^63): added to
+        // the meter's open window it would wrap its tick sum and read as a rate near 0.
+        if (ticks == 0 || static_cast<std::int64_t>(ticks) < 0) return;
         if (c_.meter.add(units, ticks)) {
             const std::uint64_t r = c_.meter.rate_fp();
             c_.rate_fp.store(r, std::memory_order_relaxed);
@@ -785,7 +803,7 @@ private:
                     // by both samplers), not a halved wrap-around.
                     const auto lo = static_cast<std::int64_t>(c_.wake_checked - c_.wake_time);
                     const auto since = static_cast<std::int64_t>(t - c_.wake_checked);
-                    const auto ticks = static_cast<std::uint64_t>(lo + since / 2);
+                    const auto ticks = static_cast<std::uint64_t>(sat_add_signed(lo, since / 2));
                     const std::uint32_t units =
                         c_.wake_checked_done - c_.wake_done + (done - c_.wake_checked_done) / 2;
                     lead_sample(ticks, units);
@@ -794,6 +812,11 @@ private:
                     // reported item by item): on_completed() extends the sample with them.
                     c_.resolve_time = t;
                 }
+                c_.wake_pending = false;
+            } else if (held) {
+                // The room was taken back (a budget cut, a lower limit) before the woken
+                // producer posted: it is held again, and this wake-up can give no lead sample.
+                // It gets room by the rule every held producer does, and is timed afresh then.
                 c_.wake_pending = false;
             } else {
                 // Completions at the very time room was given belong to the batch that gave
