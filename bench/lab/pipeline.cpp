@@ -57,6 +57,12 @@ const std::vector<sim::completion_choice>& pipeline_completions() {
     return c;
 }
 
+// Bounds on what one run may cost beyond its window (checked before anything runs): the
+// payload pool, 1 GiB (a quarter of a small machine's memory), and the time the consumer
+// needs to work off a full ring after the window, 10 s (ten default windows).
+constexpr double pool_bytes_max = 1024.0 * 1024 * 1024;
+constexpr double drain_ms_max = 10'000;
+
 const char* const usage_text =
     "usage: qlimits-lab pipeline [--name=value ...] [--policy=a,b] [--json FILE] [--compare-sim]\n"
     "  Two real threads through qlimits::channel, every registry policy (or --policy) against\n"
@@ -282,9 +288,31 @@ int pipeline_main(int argc, char** argv) {
                 return refuse("--json needs a file name");
             continue;
         }
+        if (arg == "--policy" || arg == "--capture-policy")
+            return refuse(arg + " needs a value: " + arg + "=VALUE");
         if (auto e = sim::parse_param_arg(specs, arg, user)) return refuse(*e);
     }
     sim::param_lists v = sim::resolve(specs, user);
+    {
+        // Values each within its range can still ask for more than a run can give: the payload
+        // pool beside the ring is (ring + batch + 1) x item-bytes, and after the window the
+        // consumer works off what is still queued (up to ring x work-ns) before the run ends.
+        const auto largest = [&v](const char* name) {
+            const auto& xs = v.at(name);
+            return *std::max_element(xs.begin(), xs.end());
+        };
+        const double pool_bytes = (largest("ring") + largest("batch") + 1) * largest("item-bytes");
+        if (pool_bytes > pool_bytes_max)
+            return refuse("--ring, --batch and --item-bytes ask for a payload pool of " +
+                          sim::fmt_num(pool_bytes / (1 << 20)) + " MiB, over " +
+                          sim::fmt_num(pool_bytes_max / (1 << 20)) +
+                          " MiB ((ring + batch + 1) x item-bytes)");
+        const double drain_ms = largest("ring") * largest("work-ns") / 1e6;
+        if (drain_ms > drain_ms_max)
+            return refuse("--ring x --work-ns: a full ring takes " + sim::fmt_num(drain_ms) +
+                          " ms to work off after each run's window, over " +
+                          sim::fmt_num(drain_ms_max) + " ms");
+    }
 
     // The rows come from the registry; an unknown name is refused before anything runs.
     const std::vector<sim::policy_row> rows =

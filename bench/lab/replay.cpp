@@ -2,6 +2,7 @@
 // state after every q/c (limit policies) or s/c (dim). A thin shell over
 // qlimits/testing/trace.hpp and qlimits/testing/dim_trace.hpp, where the formats' edge cases
 // are documented.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,12 +23,13 @@ namespace lab {
 namespace {
 using tick_clock = qlimits::manual_clock<std::chrono::milliseconds>; // 1 tick = 1 ms
 
-std::string read_all(std::FILE* in) {
-    std::string s;
+// The whole of `in`; false if reading failed (stdin closed, a directory), which must not pass
+// for an empty trace.
+bool read_all(std::FILE* in, std::string& s) {
     char buf[1 << 16];
     std::size_t n = 0;
     while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) s.append(buf, n);
-    return s;
+    return std::ferror(in) == 0;
 }
 
 // Replays `text` with `run(text, sink, &why)` (which returns the failing line or 0): the lines
@@ -38,8 +40,13 @@ int print_replay(std::string_view text, Run&& run) {
     out.reserve(text.size() * 2);
     const char* why = nullptr;
     const std::size_t bad = run(text, [&out](std::string_view s) { out.append(s); }, &why);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
+    const bool written = std::fwrite(out.data(), 1, out.size(), stdout) == out.size() &&
+                         std::fflush(stdout) == 0;
+    if (!written) {
+        std::fprintf(stderr, "replay: cannot write the replay to stdout: %s\n",
+                     std::strerror(errno));
+        return exit_failure;
+    }
     if (bad != 0) {
         std::fprintf(stderr, "line %zu: %s\n", bad, why);
         return exit_usage;
@@ -81,7 +88,11 @@ int replay_main(int argc, char** argv) {
         std::fprintf(stderr, "usage: qlimits-lab replay POLICY [-v] [--strict] < trace\n");
         return exit_usage;
     }
-    const std::string text = read_all(stdin);
+    std::string text;
+    if (!read_all(stdin, text)) {
+        std::fprintf(stderr, "replay: cannot read the trace from stdin: %s\n", std::strerror(errno));
+        return exit_usage;
+    }
     if (std::strcmp(policy, "dql") == 0) return replay_limits<qlimits::dql<tick_clock>>(text, verbose, strict);
     if (std::strcmp(policy, "dim") == 0) // the DIM format; -v changes nothing there
         return print_replay(text, [](std::string_view t, auto sink, const char** why) {

@@ -122,6 +122,10 @@ int whatif_main(int argc, char** argv) {
             (json ? json_file : svg_dir) = v;
             continue;
         }
+        if (arg == "--policy" || arg == "--source" || arg == "--overhead" || arg == "--work-ns")
+            return refuse(arg + " needs a value: " + arg + "=VALUE");
+        if (arg.size() > 1 && arg[0] == '-' && arg.rfind("--", 0) != 0)
+            return refuse("unknown option '" + arg + "' (see --help)");
         if (arg.rfind("--", 0) != 0) {
             if (!file.empty())
                 return refuse("one capture at a time ('" + arg + "')");

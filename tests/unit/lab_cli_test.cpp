@@ -208,6 +208,7 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--policy=magic"}).find("unknown policy") != std::string::npos);
     CHECK(error_of({"veth-bql", "--jobs=0"}).find("--jobs") != std::string::npos);
     CHECK(error_of({"veth-bql", "--json"}).find("needs a value") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--policy"}).find("policy names") != std::string::npos);
     CHECK(error_of({"veth-bql", "stray"}).find("unexpected argument") != std::string::npos);
     CHECK(error_of({"veth-bql", "--jitter=nan"}).find("not a number") != std::string::npos);
     CHECK_FALSE(error_of({}).empty());
@@ -224,7 +225,9 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
           "pipeline --policy=nosuch", "pipeline --json --repeat=1", "run veth-bql --json --no-svg",
           "run veth-bql --warmup-ms=5000", "run veth-bql --producer-ns=1 --base-cost-ns=0",
           "sweep veth-bql", "sweep veth-bql --ring=8..4", "sweep veth-bql --ring=8..64 --jitter=0..1",
-          "sweep nope --ring=8,16", "calibrate extra"}) {
+          "sweep nope --ring=8,16", "calibrate extra",
+          // each value in range, together too much: a 64 GiB payload pool; 17 min to drain
+          "pipeline --item-bytes=65536 --ring=1048576", "pipeline --ring=1048576 --work-ns=1e6"}) {
         const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
         const int status = std::system(cmd.c_str());
         INFO(args);
@@ -292,9 +295,35 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
              "whatif " + ok + " --source=sideways", "whatif " + ok + " --overhead=x",
              "whatif " + ok + " --policy=nosuch", "whatif " + ok + " --ring=0",
              "pipeline --capture", "pipeline --pattern=flood,paced --capture " + ok,
-             "pipeline --policy=dql-item --capture-policy=sw-item --capture " + ok})
+             "pipeline --policy=dql-item --capture-policy=sw-item --capture " + ok,
+             "whatif " + ok + " -v", "whatif " + ok + " --policy none", "pipeline --policy none"})
         run(args, 2);
     std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("lab binary: replay says when it cannot read the trace or write the replay") {
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto status_of = [&lab](const std::string& redirections) {
+        const std::string cmd = lab.string() + " replay dql " + redirections + " 2>/dev/null";
+        const int status = std::system(cmd.c_str());
+        REQUIRE(WIFEXITED(status));
+        return WEXITSTATUS(status);
+    };
+    // Before: a directory on stdin read as an empty trace and exited 0.
+    CHECK(status_of("< /") == 2);
+    CHECK(status_of("< /dev/null >/dev/null") == 0); // an empty trace is a valid one
+    if (std::filesystem::exists("/dev/full")) CHECK(status_of("< /dev/null >/dev/full") == 0);
+    const auto trace = scratch_path("qlimits_lab_cli_replay.trace");
+    {
+        std::ofstream f(trace);
+        f << "q 10\nc 1\n";
+    }
+    CHECK(status_of("< " + trace.string() + " >/dev/null") == 0);
+    if (std::filesystem::exists("/dev/full"))
+        CHECK(status_of("< " + trace.string() + " >/dev/full") == 1); // before: exit 0
+    std::error_code ec;
+    std::filesystem::remove(trace, ec);
 }
 
 TEST_CASE("lab --json: one object per run with scenario, policy, params and metrics") {

@@ -162,3 +162,43 @@ TEST_CASE("whatif: values come from the capture's params and meta, the caller's 
     bad.params.emplace_back("no-such-knob", 1);
     CHECK(whatif::values_for(bad, w, {}, v).has_value());
 }
+
+TEST_CASE("whatif: a capture whose times no run can replay is refused, not wrapped") {
+    // Found by a review of the lab's command line: a service of 2^64 - 1 ns passed the format's
+    // checks and wrapped the engine's nanosecond sums (the replay then ran faster than the
+    // service allowed); a capture spanning hours set a replay of hours, beyond --duration-ms's
+    // range and the event budget `run` enforces.
+    const auto workload_of = [](const std::string& text, trace_workload& w) {
+        qlimits::capture_data c;
+        REQUIRE(qlimits::read_capture(text, c).ok);
+        return make_trace_workload(c, std::nullopt, w);
+    };
+    trace_workload w;
+    const auto e = workload_of("qlimits-capture v1\ni 0 10 20 1\ni 100 110 120 1\nc 300 2\n"
+                               "s 0 18446744073709551615 2\n", w);
+    REQUIRE(e.has_value());
+    CHECK(e->find("1e15 ns") != std::string::npos);
+
+    // Two items 6000 s apart: the span is over --duration-ms's 600 s unless the caller gives one.
+    const std::string text = "qlimits-capture v1\ni 0 10 20 1\ni 6000000000000 6000000000000 "
+                             "6000000000001 1\nc 6000000000002 2\ns 100 200 2\n";
+    qlimits::capture_data c;
+    REQUIRE(qlimits::read_capture(text, c).ok);
+    REQUIRE(!make_trace_workload(c, std::nullopt, w));
+    param_values v;
+    const auto long_span = whatif::values_for(c, w, {}, v);
+    REQUIRE(long_span.has_value());
+    CHECK(long_span->find("spans 6000000 ms") != std::string::npos);
+    CHECK(!whatif::values_for(c, w, {{"duration-ms", {1000}}, {"warmup-ms", {100}}}, v));
+
+    // Three items in 220 ns, replayed for 600 s at that pace: ~2.5e10 events, over the budget.
+    const std::string dense = "qlimits-capture v1\ni 0 10 20 1\ni 100 110 120 1\n"
+                              "i 200 210 220 1\nc 300 3\ns 300 330 3\n";
+    qlimits::capture_data d;
+    REQUIRE(qlimits::read_capture(dense, d).ok);
+    REQUIRE(!make_trace_workload(d, std::nullopt, w));
+    const auto over = whatif::values_for(d, w, {{"duration-ms", {600000}}}, v);
+    REQUIRE(over.has_value());
+    CHECK(over->find("over the budget") != std::string::npos);
+    CHECK(!whatif::values_for(d, w, {{"duration-ms", {1000}}}, v));
+}

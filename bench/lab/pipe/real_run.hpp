@@ -157,9 +157,14 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
                 in = true;
                 p_cpu0 = thread_cpu_ns();
             }
-            if (s.pattern == 1 && seq > 0 && seq % s.burst == 0)
-                std::this_thread::sleep_for(std::chrono::nanoseconds{
-                    static_cast<std::int64_t>(s.burst_gap_us * 1000)});
+            if (s.pattern == 1 && seq > 0 && seq % s.burst == 0) {
+                // The gap, cut at the window's end (a gap longer than the window would
+                // otherwise keep the run going after it).
+                const auto gap = static_cast<std::uint64_t>(s.burst_gap_us * 1000);
+                std::this_thread::sleep_for(
+                    std::chrono::nanoseconds{static_cast<std::int64_t>(std::min(gap, w1 - t))});
+                if (now_ns() >= w1) break;
+            }
             if (s.pattern == 2) {
                 due += gap_ns;
                 while (static_cast<double>(t = now_ns()) < due)

@@ -57,13 +57,14 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
     out.params.assign(out.scenarios.size(), param_lists{});
 
     // Options that name an output take their value as --opt=V or as the next argument.
-    auto value_of = [&](int& i, std::string_view arg, std::string_view opt,
-                        std::string& dest) -> std::optional<std::string> {
+    // `what` names the value in the refusal.
+    auto value_of = [&](int& i, std::string_view arg, std::string_view opt, std::string& dest,
+                        const char* what = "a file or directory name") -> std::optional<std::string> {
         if (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt && arg[opt.size()] == '=') {
             dest = std::string{arg.substr(opt.size() + 1)};
         } else {
             if (i + 1 >= argc || std::string_view{argv[i + 1]}.substr(0, 2) == "--")
-                return std::string{opt} + " needs a value (a file or directory name)";
+                return std::string{opt} + " needs a value (" + what + ")";
             dest = argv[++i];
         }
         if (dest.empty()) return std::string{opt} + " needs a non-empty value";
@@ -88,11 +89,11 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
         } else if (arg == "--quiet" || arg == "-q") {
             out.quiet = true;
         } else if (is_opt(arg, "--policy")) {
-            if (auto e = value_of(i, arg, "--policy", v)) return e;
+            if (auto e = value_of(i, arg, "--policy", v, "policy names, e.g. none,dql")) return e;
             out.policies = split(v);
 
         } else if (is_opt(arg, "--jobs")) {
-            if (auto e = value_of(i, arg, "--jobs", v)) return e;
+            if (auto e = value_of(i, arg, "--jobs", v, "a whole number")) return e;
             char* end = nullptr;
             const long n = std::strtol(v.c_str(), &end, 10);
             if (end != v.c_str() + v.size() || n < 1 || n > 256)

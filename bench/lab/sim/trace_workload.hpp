@@ -88,6 +88,15 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
         out.send_wait.push_back(it.entered_ns - it.wanted_ns);
         post.push_back(it.done_ns - it.entered_ns);
     }
+    // A time no ring shows (a service of 2^64 - 1 ns passes the format's checks) would wrap the
+    // engine's nanosecond sums: refuse any item's think, service or waits above 1e15 ns (11.6
+    // days, far beyond --duration-ms's 600 s and far below 2^64).
+    constexpr double longest_ns = 1e15;
+    for (std::size_t i = 0; i < n; ++i)
+        if (static_cast<double>(out.think[i]) > longest_ns || out.service[i] > longest_ns ||
+            static_cast<double>(pre[i]) > longest_ns || static_cast<double>(post[i]) > longest_ns)
+            return "item " + std::to_string(i + 1) +
+                   ": a think, service or wait time over 1e15 ns (11.6 days); not a ring's";
     out.send_pre = low_percentile(pre);
     out.send_post = low_percentile(post);
     out.span = c.items[n - 1].entered_ns - std::min(w0, c.items[n - 1].entered_ns);

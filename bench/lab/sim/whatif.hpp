@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "qlimits/capture/format.hpp"
 #include "registry.hpp"
 #include "result.hpp"
+#include "runner.hpp"
 #include "stats.hpp"
 #include "thread_ring.hpp"
 #include "trace_workload.hpp"
@@ -69,8 +71,31 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
     for (const auto& [name, list] : user)
         if (!list.empty())
             out[name] = list.front();
+    // The length taken from the capture's span obeys --duration-ms's range too (a capture
+    // spanning hours would otherwise simulate hours).
+    for (const auto& s : specs)
+        if (s.name == "duration-ms" && out["duration-ms"] > s.max)
+            return "the capture spans " + std::to_string(static_cast<long long>(span_ms)) +
+                   " ms, over --duration-ms's " + std::to_string(static_cast<long long>(s.max)) +
+                   ": give --duration-ms (and --warmup-ms) to replay a part of it";
     if (out["warmup-ms"] >= out["duration-ms"])
         return std::string{"--warmup-ms must be below --duration-ms"};
+    // As `run` does (runner.hpp, validate()): refuse a run over the event budget, here at the
+    // capture's own pace (its items over its span, repeated to fill the duration; ~3 events
+    // per item).
+    if (w.size() != 0) {
+        const double per_ns = static_cast<double>(w.size()) /
+                              std::max(1.0, static_cast<double>(w.span));
+        const double events = 3 * std::min(per_ns, 1.0) * out["duration-ms"] * 1e6;
+        if (events > event_budget) {
+            char buf[240];
+            std::snprintf(buf, sizeof buf,
+                          "would simulate ~%.3g events at the capture's pace, over the budget "
+                          "of %.3g per run: lower --duration-ms",
+                          events, event_budget);
+            return std::string{buf};
+        }
+    }
     return std::nullopt;
 }
 
