@@ -211,6 +211,12 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--policy"}).find("policy names") != std::string::npos);
     CHECK(error_of({"veth-bql", "stray"}).find("unexpected argument") != std::string::npos);
     CHECK(error_of({"veth-bql", "--jitter=nan"}).find("not a number") != std::string::npos);
+    // strtod's other forms are not numbers here; digits no double holds are not rounded.
+    CHECK(error_of({"veth-bql", "--duration-ms=0x14"}).find("not a number") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--duration-ms= 20"}).find("not a number") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--seed=1000000000000000001"}).find("exactly") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--seed=1000000000000000000"}).empty());
     CHECK_FALSE(error_of({}).empty());
 }
 

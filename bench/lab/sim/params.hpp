@@ -50,12 +50,22 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
         return "'" + s + "' is not one of: " + all;
     }
     if (s.empty()) return std::string{"empty value"};
+    // Decimal only, as written in the docs: strtod would also take leading blanks, hex
+    // ("0x14") and "infinity".
+    if (s.find_first_not_of("0123456789+-.eE") != std::string::npos)
+        return "'" + s + "' is not a number";
     errno = 0;
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
     if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
         return "'" + s + "' is not a number";
     if (spec.integer && v != std::floor(v)) return "'" + s + "' is not a whole number";
+    // Digits for a whole number above 2^53 that no double holds (a seed of 10^18 + 1) would be
+    // rounded silently.
+    if (spec.integer && v > 9007199254740992.0 &&
+        s.find_first_not_of("0123456789") == std::string::npos &&
+        std::strtoull(s.c_str(), nullptr, 10) != static_cast<unsigned long long>(v))
+        return "'" + s + "' cannot be taken exactly (a whole number above 2^53)";
     if (v < spec.min || v > spec.max) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "%s is out of range [%g, %g]", s.c_str(), spec.min,
