@@ -216,7 +216,12 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--duration-ms= 20"}).find("not a number") != std::string::npos);
     CHECK(error_of({"veth-bql", "--seed=1000000000000000001"}).find("exactly") !=
           std::string::npos);
+    CHECK(error_of({"veth-bql", "--seed=+1000000000000000001"}).find("exactly") !=
+          std::string::npos);
     CHECK(error_of({"veth-bql", "--seed=1000000000000000000"}).empty());
+    // Out of range is said before exactness (and converts nothing beyond 2^64: UBSan in CI).
+    CHECK(error_of({"veth-bql", "--seed=99999999999999999999"}).find("out of range") !=
+          std::string::npos);
     CHECK_FALSE(error_of({}).empty());
 }
 

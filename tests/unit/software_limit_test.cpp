@@ -1003,7 +1003,9 @@ TEST_CASE("software_limit: a refused completion changes nothing that later calls
 TEST_CASE("software_limit: clock jumps near 2^63 ticks are no overflow") {
     // A lead sample halves the time since the last look and adds it to the wait before it; two
     // jumps of 3 x 2^61 ns overflowed that sum (undefined behaviour: UBSan in CI). Now saturated.
-    sw p({}, at(0));
+    // (min_limit 8: the first jump is over the budget, and a cut below 8 would hold the
+    // producer again and end the wait before the sample this is about.)
+    sw p({.min_limit = 8}, at(0));
     for (int i = 0; i < 9; ++i) REQUIRE(p.on_queued(1)); // held at the floor of 8
     REQUIRE(p.on_completed(1, at(1)));                    // room given; its post awaited
     const std::uint64_t jump = std::uint64_t{3} << 61;

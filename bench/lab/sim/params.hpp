@@ -60,18 +60,20 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
     if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
         return "'" + s + "' is not a number";
     if (spec.integer && v != std::floor(v)) return "'" + s + "' is not a whole number";
-    // Digits for a whole number above 2^53 that no double holds (a seed of 10^18 + 1) would be
-    // rounded silently.
-    if (spec.integer && v > 9007199254740992.0 &&
-        s.find_first_not_of("0123456789") == std::string::npos &&
-        std::strtoull(s.c_str(), nullptr, 10) != static_cast<unsigned long long>(v))
-        return "'" + s + "' cannot be taken exactly (a whole number above 2^53)";
     if (v < spec.min || v > spec.max) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "%s is out of range [%g, %g]", s.c_str(), spec.min,
                       spec.max);
         return std::string{buf};
     }
+    // Above 2^53 not every whole number has a double (a seed of 10^18 + 1 would be rounded
+    // silently): such values must be plain digits that convert exactly. (In range here, and
+    // every range's maximum is below 2^64, so the cast is defined.)
+    if (spec.integer && v > 9007199254740992.0 &&
+        (s.find_first_not_of("0123456789") != std::string::npos ||
+         std::strtoull(s.c_str(), nullptr, 10) != static_cast<unsigned long long>(v)))
+        return "'" + s + "' cannot be taken exactly (above 2^53, give plain digits a double "
+                         "holds)";
     out = v;
     return std::nullopt;
 }

@@ -567,10 +567,12 @@ private:
             // refresh, which would read the time only to keep waiting.)
             if (!timed && !changed && c_.wake_pending && done - c_.published_at < c_.step &&
                 done != c_.queued_seen) {
+                // (A producer held again by a cut that took its room back is not due within a
+                // step of that cut: it is held with more than the cut limit in flight, and due
+                // at limit + 1 - step. So this early return never delays room that is due;
+                // settle() forgets the wake-up then.)
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
-                // (Held again after a budget cut: left to settle(), which gives it room when due.)
-                if (q == c_.wake_queued && q != done &&
-                    static_cast<std::int32_t>(q - c_.adj_pub) <= 0) {
+                if (q == c_.wake_queued && q != done) {
                     c_.queued_seen = q;
                     c_.wake_checked_done = done;
                     return true;
