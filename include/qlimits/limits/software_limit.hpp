@@ -1241,11 +1241,10 @@ private:
         // Takes (on_taken()) are reported before the work: a take is work in hand while the
         // woken producer gets going, so it covers the lead instead of adding to it, and the
         // limit need only let a take that big happen: max(lead + step - 1, batch).
-        const double room = static_cast<double>(step > batch ? step : batch);
-        double need = std::ceil(lead_units + room - 1.0);
-        if (c_.takes)
-            need = std::max(std::ceil(lead_units + static_cast<double>(step) - 1.0),
-                            static_cast<double>(batch));
+        const double need =
+            c_.takes ? std::max(std::ceil(lead_units + static_cast<double>(step) - 1.0),
+                                static_cast<double>(batch))
+                     : std::ceil(lead_units + static_cast<double>(step > batch ? step : batch) - 1.0);
         const std::uint64_t want_lim = need >= 4.0e9 ? std::uint64_t{1} << 32
                                        : need < 1.0  ? 1
                                                      : static_cast<std::uint64_t>(need);
