@@ -41,6 +41,10 @@ struct workload {
     /// take (same_take, as channel's receive_batch does), or each as a take of its own.
     bool parts_as_take = true;
     std::uint64_t pop_ns = 0;          ///< take_all: time per item taken (the pops of a take)
+    /// Not take_all: the consumer goes to sleep only if the ring is still empty when it has
+    /// worked off its last item (as NAPI does: an item posted meanwhile is taken without a
+    /// wake-up), not as it takes that item.
+    bool naps_after_work = false;
 };
 
 struct outcome {
@@ -139,7 +143,9 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
         t = std::max(t, next);
         if (what == 0) {
             // A take-all consumer that found the ring empty after its work went to sleep.
-            const bool asleep = consumer_asleep || (w.take_all && ring.empty() && t > consumer_free);
+            // So did one that naps after its work (naps_after_work).
+            const bool asleep = consumer_asleep || ((w.take_all || w.naps_after_work) &&
+                                                    ring.empty() && t > consumer_free);
             ring.push_back(t);
             p.on_queued(1);
             if (asleep) {
@@ -201,7 +207,7 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
                     pending = 0;
                 }
                 polled = 0;
-                if (ring.empty()) consumer_asleep = true;
+                if (ring.empty() && !w.naps_after_work) consumer_asleep = true;
             }
         } else if (what == 2) {
             woken = false;

@@ -319,6 +319,7 @@ public:
         c_.idled_since_empty = false;
         c_.probe_cut = false;
         c_.held_in_busy = false;
+        c_.gap_after_held = false;
         c_.gap_pending = false;
         c_.gap_time = t;
         c_.gap_done = 0;
@@ -852,6 +853,7 @@ private:
             // it paused on its own after a busy period in which the limit held it back (or, while
             // the gap term is measured or tried, after any busy period). Time the consumer's idle until
             // the next completion (gap_sample()).
+            c_.gap_after_held = c_.held_in_busy;
             c_.held_in_busy = false;
             c_.gap_pending = true;
             c_.gap_time = t;
@@ -987,13 +989,20 @@ private:
     void gap_sample(std::uint32_t done, std::uint64_t t) noexcept {
         c_.gap_pending = false;
         const std::uint64_t rate = planning_rate();
-        if (rate == 0 || static_cast<std::int64_t>(t - c_.gap_time) <= 0) return;
+        if (rate == 0 || static_cast<std::int64_t>(t - c_.gap_time) <= 0) {
+            if (c_.gap_after_held) c_.held_in_busy = true; // no idle seen (below)
+            return;
+        }
         const double per_tick = per_tick_of(rate);
         const double service = static_cast<double>(done - c_.gap_done) / per_tick;
         const double since = static_cast<double>(t - c_.gap_time);
         const double idle = since > service ? since - service : 0.0;
         const std::uint32_t lim = c_.gap_limit;
         const double deficit = std::floor(idle * per_tick);
+        // A dry moment the consumer did not idle through (the producer's next item came within
+        // the service of what it had) did not end the busy period: a later pause in it still
+        // follows one in which the limit held the producer back.
+        if (deficit < 1.0 && c_.gap_after_held) c_.held_in_busy = true;
         const double want = static_cast<double>(lim) + deficit;
         const std::uint32_t u = want >= 4.0e9 ? ~std::uint32_t{0} : static_cast<std::uint32_t>(want);
         // The cycle since the last gap ended: a busy period and its gap, and the units it moved.
@@ -1329,6 +1338,7 @@ private:
         double share = 0.1;
         bool learn_wake = false;
         bool held_in_busy = false;   // the limit held the producer back since the ring last ran dry
+        bool gap_after_held = false; // the pause being timed followed such a busy period
         std::uint64_t gap_time = 0;  // ... since this time
         std::uint32_t gap_done = 0;  // ... and completed count
         std::uint32_t gap_limit = 0; // ... and the limit then
