@@ -721,3 +721,29 @@ TEST_CASE("channel: posts are timed only while the policy wants it (no clock rea
     CHECK(ch.policy().untimed == 1);
     CHECK(ch.policy().timed == 1);
 }
+
+TEST_CASE("channel: a too_large refusal rings a pending doorbell (a refusal flushes by itself)") {
+    // try_send(a, more = true) leaves the doorbell pending; the caller's later send with
+    // more == false is refused as too large. Before, that refusal did not ring it: the consumer,
+    // asleep, slept on beside the item until its own deadline (or for good without one).
+    item_ring ring;
+    qlimits::channel<item_ring, qlimits::software_limit<>> ch(ring);
+    std::atomic<bool> got{false};
+    std::atomic<bool> done{false};
+    std::thread consumer([&] {
+        item out;
+        got = ch.receive(out, std::chrono::steady_clock::now() + 30s) && out.seq == 7;
+        done = true;
+    });
+    while (!ch.stats().consumer_asleep)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(ch.try_send(item{7, 1}, true) == send_status::ok);
+    CHECK(ch.try_send(item{8, qlimits::software_max_object + 1}) == send_status::too_large);
+    // Woken by the refusal's doorbell, not by the 30 s deadline.
+    for (int i = 0; i < 5000 && !done; ++i)
+        std::this_thread::sleep_for(1ms);
+    CHECK(done.load());
+    if (!done) ch.close(); // let the consumer go (it then sees the item and the close)
+    consumer.join();
+    CHECK(got.load());
+}

@@ -150,6 +150,30 @@ TEST_CASE("tx_gate: an item over the maximum object is refused and counts nothin
     CHECK(ring.stopped());
 }
 
+TEST_CASE("tx_gate: a batch whose last item is refused still takes the stop decision") {
+    // Four xmit_more items of 1500 over a limit of 1000, then a last item too large to count:
+    // before, the refusal returned before the stop check, and the ring ran on over the limit
+    // (the next batch overshot again: beyond the documented bound of one batch).
+    nic_ring ring;
+    fixed_gate gate({.limit = 1000}, at(0));
+    for (int i = 0; i < 4; ++i) {
+        const auto step = gate.sent(ring, 1500, true);
+        CHECK(step.counted);
+        CHECK_FALSE(ring.stopped()); // the decision waits for the batch's last item
+    }
+    const auto last = gate.sent(ring, qlimits::fixed_max_object + 1, false);
+    CHECK_FALSE(last.counted);
+    CHECK(last.doorbell);
+    CHECK(ring.stopped()); // 6000 in flight over a limit of 1000
+    CHECK(gate.stats().stops == 1);
+    CHECK(gate.policy().inflight() == 6000);
+    // A refusal within the limit leaves the ring running, as before.
+    CHECK(gate.completed(ring, 6000, at(1)));
+    CHECK_FALSE(ring.stopped());
+    CHECK_FALSE(gate.sent(ring, qlimits::fixed_max_object + 1, false).counted);
+    CHECK_FALSE(ring.stopped());
+}
+
 TEST_CASE("tx_gate: completing more than is in flight goes to the contract handler") {
     test::contract_probe probe;
     nic_ring ring;

@@ -55,11 +55,11 @@
 // the other side's cache lines (the ring's index and slots) across while that side is writing
 // them. The waits of send() and receive() spend about 256 pauses this way before they sleep.
 //
-// The policy's cheaper forms. Where the policy has them (fixed_limit, unlimited), the producer
-// asks may_post() instead of available() >= 0 (fixed_limit's reads the consumer's line only
+// The policy's cheaper forms. Where the policy has them, the producer asks may_post() instead
+// of available() >= 0 (fixed_limit) (fixed_limit's reads the consumer's line only
 // when its last reading of it shows no room), and the consumer reports units it knows counted
-// (see "Accounting order") with on_completed(n, now, known_counted), which does not read the
-// producer's line to check them again.
+// (see "Accounting order") with on_completed(n, now, known_counted) (fixed_limit, unlimited),
+// which does not read the producer's line to check them again.
 //
 // F2/F4, the doorbell barrier, per channel (doorbell_barrier):
 //   membarrier (default on Linux): F2 is a compiler barrier and F4 a membarrier system call
@@ -611,8 +611,12 @@ private:
         (void)policy_.on_queued(units);
     }
 
-    // A send refused before anything was counted: too large, or the channel is closed.
-    [[gnu::noinline]] static send_status refused(std::uint32_t units) noexcept {
+    // A send refused before anything was counted: too large, or the channel is closed. Rings
+    // the pending doorbells as every refusal does ("a refusal flushes by itself"): a refused
+    // last send of a more == true run would otherwise leave the consumer asleep beside the
+    // items sent before it.
+    [[gnu::noinline]] send_status refused(std::uint32_t units) noexcept {
+        flush_pending();
         return units > Policy::max_object ? send_status::too_large : send_status::closed;
     }
     // Over the limit (admit() has stopped the producer): ring the pending doorbells, so the

@@ -98,8 +98,8 @@ public:
     /// the doorbell, so their completion cannot overtake this call). Stops the ring if the
     /// policy is now over its limit. Returns false when the units were refused (more than
     /// Policy::max_object, or more than max_inflight_units would be in flight): nothing was
-    /// counted, the ring was not touched, and the caller must not report those units in
-    /// completed() either. Zero units are counted as nothing but still run the stop check, as
+    /// counted, the ring is stopped only if the policy was over its limit already (an earlier
+    /// xmit_more batch), and the caller must not report those units in completed() either. Zero units are counted as nothing but still run the stop check, as
     /// the kernel does.
     bool sent(Ring& ring, std::uint32_t units) noexcept {
         return post(ring, units, false, [&]() noexcept { return policy_.on_queued(units); })
@@ -114,7 +114,9 @@ public:
     /// stop check is skipped: a batch may overshoot the limit by its whole size, and the decision
     /// is taken on the batch's last item (more == false). `doorbell` says the caller must ring
     /// the doorbell now: always for the last item, and for an earlier one if the ring is
-    /// already stopped or the units were refused (`counted` false, as sent(ring, units) refuses).
+    /// already stopped or the units were refused (`counted` false, as sent(ring, units) refuses;
+    /// a refusal also takes the stop decision, so a batch whose last item is refused is not
+    /// left running over the limit).
     [[nodiscard]] gate_batch_step sent(Ring& ring, std::uint32_t units, bool more) noexcept {
         return post(ring, units, more, [&]() noexcept { return policy_.on_queued(units); });
     }
@@ -190,11 +192,15 @@ private:
         return p_.units_sent + units - p_.completed_seen <= max_inflight_units;
     }
     // Every sent(): count (`count` calls on_queued), then stop the ring if over the limit;
-    // with `more`, leave the stop decision to the batch's last item.
+    // with `more`, leave the stop decision to the batch's last item. A refusal takes the
+    // decision too: the caller rings the doorbell there, and if it was the batch's last item no
+    // later one would take it (the kernel also checks the room after a refused dql_queued()).
     template <class Count>
     gate_batch_step post(Ring& ring, std::uint32_t units, bool more, Count count) noexcept {
-        if (!books_fit(units) || !count()) [[unlikely]]
+        if (!books_fit(units) || !count()) [[unlikely]] {
+            maybe_stop(ring);
             return {true, refuse()};
+        }
         p_.units_sent += units;
         if (more)
             return {traits::stopped(ring), true};

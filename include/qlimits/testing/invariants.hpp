@@ -13,6 +13,9 @@
 // The first broken rule is kept (with the number of the call that broke it); later calls go on.
 // Refused completions go through the contract handler: install a returning handler (see
 // qlimits/config.hpp) when you fuzz with over-completions.
+// One thread: the model of both sides is plain data, and each check reads both. Wrapping the
+// policy of a channel whose producer and consumer run on two threads races (TSan reports it)
+// and can report a false failure ("inflight() differs from queued - completed").
 #pragma once
 
 #include <cstdint>
