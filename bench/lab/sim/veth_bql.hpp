@@ -72,7 +72,7 @@ inline std::vector<param_spec> params() {
         {"speed-cases", "0.5,1", 0, 100, false, true, {}, "x producer-ns",
          "modelling choice: extra nrules=0 cases with base-cost-ns at these multiples of "
          "producer-ns (consumer faster, balanced; the nrules cases are producer-faster), so the "
-         "table shows the shape, not one point (empty list: none; 0 disables)"},
+         "table shows the shape, not one point (0: no extra cases)"},
         {"wake-call-ns", "500", 0, 1e9, false, false, {}, "ns",
          "modelling choice: CPU the waking side spends (an IPI and a softirq raise to wake NAPI, "
          "__netif_schedule to restart the queue), sub-microsecond on current x86"},
