@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
@@ -15,6 +17,7 @@
 #include "qlimits/capture/recorder.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
+#include "qlimits/limits/software_limit.hpp"
 
 namespace {
 std::string text_of(const qlimits::capture_log& log, std::string_view pre = {}) {
@@ -185,6 +188,51 @@ TEST_CASE("capture: capturing<> under a channel records each item and each compl
     qlimits::capture_data d;
     const auto res = qlimits::read_capture(text_of(log), d);
     CHECK_MESSAGE(res.ok, res.reason);
+}
+
+TEST_CASE("capture: capturing<software_limit> under a channel runs the bare policy's path") {
+    // channel reports takes through on_taken() where the policy has it; capturing<> did not
+    // forward it, so a captured software_limit ran its on_completed() path (completions, not
+    // takes) and reached other limits than the bare one (a review: 50 of 50 random scripts).
+    using clk = qlimits::manual_clock<std::chrono::nanoseconds>;
+    using sw = qlimits::software_limit<clk>;
+    static_assert(qlimits::accepts_take_parts<qlimits::capturing<sw>>);
+    using ring_t = rings::spsc_ring<std::uint64_t, 256>;
+    const auto run = [](auto& ch) {
+        std::vector<std::uint32_t> limits;
+        std::uint64_t seq = 0, out = 0, x = 88172645463325252ULL;
+        std::array<std::uint64_t, 32> buf{};
+        for (int i = 0; i < 3000; ++i) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17; // xorshift64
+            const auto k = x % 10;
+            if (k < 5) {
+                if (ch.try_send(seq) == qlimits::send_status::ok) ++seq;
+            } else if (k < 7) {
+                (void)ch.try_receive(out);
+            } else if (k < 9) {
+                (void)ch.try_receive_batch(std::span<std::uint64_t>(buf.data(), 1 + (x >> 8) % 32),
+                                           (x >> 16) % 2 ? qlimits::completion::per_item
+                                                         : qlimits::completion::per_batch);
+            } else {
+                clk::advance(std::chrono::nanoseconds{static_cast<std::int64_t>((x >> 20) % 20000)});
+            }
+            limits.push_back(ch.stats().limit);
+        }
+        return limits;
+    };
+    qlimits::capture_log log(qlimits::capture_capacity{1 << 14, 1 << 14, 16});
+    ring_t r1, r2;
+    clk::set(clk::time_point{});
+    qlimits::channel<ring_t, sw, clk> bare(r1, qlimits::software_limit_config{},
+                                           qlimits::consumer_wait::spin);
+    const auto a = run(bare);
+    clk::set(clk::time_point{});
+    using cap = qlimits::capturing<sw>;
+    qlimits::channel<ring_t, cap, clk> captured(r2, cap::config_type{{}, &log},
+                                                qlimits::consumer_wait::spin);
+    const auto b = run(captured);
+    CHECK(a == b);
+    CHECK(log.completion_count() > 0);
 }
 
 TEST_CASE("capture: capturing<> under a tx_gate records posted and completed bytes") {

@@ -4,12 +4,14 @@
 #include <doctest/doctest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "../../examples/rings/spsc_ring.hpp"
@@ -78,7 +80,7 @@ TEST_CASE("replayer: maps trace ticks to a nanosecond policy's duration") {
     CHECK(fine.apply({qt::limit_op::tick, 4}).error == nullptr);
     CHECK(fine.now().time_since_epoch().count() == 1000);
     CHECK(std::string(fine.apply({qt::limit_op::tick_ns, 1}).error) ==
-          "tick_ns after the first q, c or t");
+          "tick_ns after the first q, c, t, init, hold or stall");
     // A coarser policy truncates, as a kernel reads jiffies: 2.5 ms of 1 us ticks is 2 ms.
     qt::limit_replayer<dql_ms> coarse;
     CHECK(coarse.apply({qt::limit_op::tick_ns, 1000}).error == nullptr);
@@ -93,7 +95,8 @@ TEST_CASE("recording of a default-clock dql replays through checked<dql<>> line 
     rec_t rec({.min_limit = 1500, .hold_time = std::chrono::milliseconds{20}}, t0);
     drive(rec, t0);
     const std::string& text = rec.sink().text;
-    REQUIRE(text.rfind("init 20\nmin 1500\n", 0) == 0); // ms clock: no tick_ns line
+    // ms clock: no tick_ns line; the construction time first (dql's stall history is absolute)
+    REQUIRE(text.rfind("t 123456\ninit 20\nmin 1500\n", 0) == 0);
 
     qt::limit_replayer<qt::checked<qlimits::dql<>>> r;
     std::string out;
@@ -451,4 +454,159 @@ TEST_CASE("checked<> and recording<> pass wants_post_time() on: the stall detect
                 rep, recorded_ch.policy().sink().text, [](std::string_view) {}, false, &why,
                 [](std::size_t, const char*) {}) == 0);
     CHECK(rep.policy().stats().stall_count == 1);
+}
+
+TEST_CASE("recording: dql's stall detector replays alike from any start tick") {
+    // dql keeps its post history in words of 64 absolute ticks; a recording started at tick 1
+    // and replayed from 0 saw another stall (live stall_max 20, replayed 274). The recording
+    // now writes its start as `t T0`, so trace time is the policy's own.
+    using ms = qlimits::manual_clock<std::chrono::milliseconds>;
+    using tp = ms::time_point;
+    using namespace std::chrono_literals;
+    for (const std::int64_t start : {1, 37, 63, 64, 1000}) {
+        CAPTURE(start);
+        qt::recording<qlimits::dql<ms>> rec({.stall_threshold = 30ms}, tp{std::chrono::milliseconds{start}});
+        rec.on_queued(10, tp{std::chrono::milliseconds{start + 1}});
+        rec.on_queued(10, tp{std::chrono::milliseconds{start + 255}});
+        rec.on_completed(5, tp{std::chrono::milliseconds{start + 275}});
+        rec.on_queued(10, tp{std::chrono::milliseconds{start + 400}});
+        rec.on_completed(15, tp{std::chrono::milliseconds{start + 460}});
+        qt::limit_replayer<qlimits::dql<ms>> r;
+        const char* why = nullptr;
+        REQUIRE(qt::replay_limit_trace(r, rec.sink().text, [](std::string_view) {}, true, &why,
+                                       [](std::size_t, const char*) {}) == 0);
+        CHECK(r.policy().stats().stall_max == rec.stats().stall_max);
+        CHECK(r.policy().stats().stall_count == rec.stats().stall_count);
+        CHECK(r.policy().state().limit == rec.inner().state().limit);
+    }
+}
+
+TEST_CASE("recording: a nanosecond dql's hold time of 2^32 ticks or more reads back") {
+    using clk = qlimits::manual_clock<std::chrono::nanoseconds>;
+    qt::recording<qlimits::dql<clk>> rec({.hold_time = std::chrono::seconds{5}}, {});
+    rec.on_queued(100, clk::time_point{});
+    REQUIRE(rec.sink().text.find("init 5000000000\n") != std::string::npos);
+    std::size_t bad = 0;
+    CHECK(replay<qlimits::dql<clk>>(rec.sink().text, &bad).find("error") == std::string::npos);
+    CHECK(bad == 0);
+    CHECK(qt::parse_limit_line("hold 18446744073709551615").what == qt::limit_line::kind::directive);
+    // A tick length after a duration was converted with the old one is refused.
+    qt::limit_replayer<dql_ns> r;
+    CHECK(r.apply({qt::limit_op::hold, 5}).error == nullptr);
+    CHECK(std::string(r.apply({qt::limit_op::tick_ns, 1000}).error) ==
+          "tick_ns after the first q, c, t, init, hold or stall");
+}
+
+TEST_CASE("recording: a refused completion is a comment, and the trace replays") {
+    test::contract_probe probe;
+    using ms = qlimits::manual_clock<std::chrono::milliseconds>;
+    qt::recording<qlimits::dql<ms>> rec({}, {});
+    rec.on_queued(10, {});
+    CHECK_FALSE(rec.on_completed(11, {})); // more than is in flight: refused, nothing changes
+    CHECK(rec.on_completed(10, {}));
+    CHECK(rec.sink().text.find("# refused: c 11\n") != std::string::npos);
+    std::size_t bad = 0;
+    const std::string out = replay<qlimits::dql<ms>>(rec.sink().text, &bad);
+    CHECK(bad == 0);
+    CHECK(out.find("error") == std::string::npos);
+    CHECK(probe.count() == 1);
+}
+
+namespace {
+// A policy that refuses an over-completion as the contract says, but raises its limit first:
+// a refused call that changes what the caller sees.
+struct leaky_limit : qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>> {
+    using base = qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>>;
+    using base::base;
+    bool on_completed(std::uint32_t n, time_point now) noexcept {
+        if (n > inflight()) {
+            set_limit(limit() + 1);
+            return false;
+        }
+        return base::on_completed(n, now);
+    }
+};
+} // namespace
+
+TEST_CASE("checked<>: a refused call that changes the limit is reported") {
+    qt::checked<leaky_limit> c({.limit = 10}, {});
+    CHECK(c.on_queued(5));
+    CHECK(c.ok());
+    CHECK_FALSE(c.on_completed(6, {}));
+    CHECK_FALSE(c.ok());
+    CHECK(std::string(c.failure()) == "a refused call changed the limit, available() or inflight()");
+    CHECK(c.failed_at_call() == 2);
+    // The bare fixed_limit refuses the same call without a change: no failure.
+    test::contract_probe probe;
+    qt::checked<leaky_limit::base> fine({.limit = 10}, {});
+    CHECK(fine.on_queued(5));
+    CHECK_FALSE(fine.on_completed(6, {}));
+    CHECK(fine.ok());
+}
+
+TEST_CASE("gen::limit_trace keeps what it puts in flight below 2^31 units") {
+    // Enqueues of up to dql's max_object (2^28 - 1): before, twenty of them put 5.4e9 units
+    // "in flight" and the completion of them all was written as `c 5368709100`, above 2^32, an
+    // over-completion for every policy.
+    std::vector<qt::gen::detail::raw_step> steps;
+    for (int i = 0; i < 20; ++i) steps.emplace_back(0, 0xFFFFFFFFU, 0); // b % 4 == 0: any size
+    steps.emplace_back(4, 0, 0);                                          // complete everything
+    const auto trace = qt::gen::detail::realize(steps, {.max_units = qlimits::dql_max_object});
+    std::uint64_t inflight = 0;
+    for (const auto& d : trace) {
+        if (d.op == qt::limit_op::queue) inflight += d.value;
+        if (d.op == qt::limit_op::complete) {
+            REQUIRE(d.value <= inflight);
+            inflight -= d.value;
+        }
+        CHECK(inflight < (std::uint64_t{1} << 31));
+    }
+    std::size_t bad = 0;
+    CHECK(replay<qlimits::fixed_limit<>>(qt::gen::to_text(trace), &bad).find("error") ==
+          std::string::npos);
+    CHECK(bad == 0);
+}
+
+namespace {
+// A policy whose takes lose a unit each: on_completed is right, on_taken is not.
+struct lossy_takes : qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>> {
+    using base = qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>>;
+    using base::base;
+    template <class Now>
+        requires std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return base::on_completed(n == 0 ? 0 : n - 1, now());
+    }
+};
+static_assert(qlimits::accepts_lazy_time<lossy_takes>);
+} // namespace
+
+TEST_CASE("fuzz: check_limit_policy_bytes drives on_taken() where the policy has it") {
+    // Before, the fuzzer called only on_completed(), so a broken on_taken() was never seen.
+    // The first byte's top bits choose the report: 0x00 on_completed, 0x80 on_taken.
+    const std::uint8_t enqueue_then_take[] = {0x80, 100, 0, 0, 0, 0x03, 0, 0, 0, 0};
+    const auto taken = qt::check_limit_policy_bytes<lossy_takes>(enqueue_then_take,
+                                                                 sizeof enqueue_then_take);
+    REQUIRE(taken.failure != nullptr);
+    CHECK(std::string(taken.failure) == "inflight() differs from queued - completed (mod 2^32)");
+    std::uint8_t completed[sizeof enqueue_then_take];
+    std::copy(std::begin(enqueue_then_take), std::end(enqueue_then_take), completed);
+    completed[0] = 0x00;
+    CHECK(qt::check_limit_policy_bytes<lossy_takes>(completed, sizeof completed).failure ==
+          nullptr);
+    // software_limit through each report style: no broken rule.
+    for (const unsigned first : {0x00U, 0x80U, 0xC0U}) {
+        std::vector<std::uint8_t> bytes;
+        std::uint32_t x = 2463534242U;
+        for (int k = 0; k < 4000; ++k) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            bytes.push_back(static_cast<std::uint8_t>(x));
+        }
+        bytes[0] = static_cast<std::uint8_t>((bytes[0] & 0x3FU) | first);
+        CAPTURE(first);
+        CHECK(qt::check_limit_policy_bytes<
+                  qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>>(
+                  bytes.data(), bytes.size())
+                  .failure == nullptr);
+    }
 }

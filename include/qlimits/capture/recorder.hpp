@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
@@ -201,10 +202,22 @@ public:
         return policy_.wants_post_time();
     }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
-        const bool ok = policy_.on_completed(n, now);
-        if (ok && log_ != nullptr)
-            log_->completed(n);
-        return ok;
+        return completed(policy_.on_completed(n, now), n);
+    }
+    /// One take (forwarded where Policy has it: software_limit), so a captured policy in
+    /// `channel` runs the path the bare one does (its takes are not completions to it) and
+    /// reads the clock as rarely; recorded in the log as a completion, as before.
+    template <class Now>
+        requires accepts_lazy_time<Policy> && std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return completed(policy_.on_taken(n, now), n);
+    }
+    /// A part of a take (forwarded where Policy has it), as Policy's own.
+    template <class Now>
+        requires accepts_take_parts<Policy> &&
+                 std::is_nothrow_invocable_r_v<time_point, const Now&>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
+        return completed(policy_.on_taken(n, now, same_take), n);
     }
     void reset(time_point now) noexcept { policy_.reset(now); }
     [[nodiscard]] std::int64_t available() const noexcept { return policy_.available(); }
@@ -217,6 +230,11 @@ public:
     [[nodiscard]] capture_log* log() const noexcept { return log_; }
 
 private:
+    bool completed(bool ok, std::uint32_t n) noexcept {
+        if (ok && log_ != nullptr)
+            log_->completed(n);
+        return ok;
+    }
     bool queued(bool ok, std::uint32_t n) noexcept {
         if (ok && log_ != nullptr)
             log_->entered(n);

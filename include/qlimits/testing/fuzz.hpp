@@ -5,10 +5,14 @@
 //       return qlimits::testing::fuzz_limit_policy<my_policy>(data, size);
 //   }
 //
-// The bytes drive a checked<Policy> (testing/invariants.hpp) through every call an adapter
+// The bytes drive a checked<Policy> (testing/invariants.hpp) through the calls an adapter
 // makes: enqueues (with and without time, some above max_object), completions (most within
 // what is in flight, some beyond it, which must be refused), time steps (small and huge) and
-// resets. Any broken invariant prints the rule and the call number to stderr and traps, which
+// resets. Completions are reported, for the whole input, through on_completed() or, where the
+// policy has them (software_limit), through on_taken() with the time read on demand, whole
+// takes or takes in parts (same_take), as channel reports them: the top two bits of the first
+// byte choose. Not driven: the adapters' cheaper forms (may_post(), on_completed with
+// known_counted_t, on_unqueued()), which only fixed_limit and unlimited have. Any broken invariant prints the rule and the call number to stderr and traps, which
 // libFuzzer reports as a crash with the input that caused it. check_limit_policy_bytes() is the
 // same without the trap, for unit tests and for replaying a finding.
 //
@@ -78,8 +82,29 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
         if (outstanding + n >= (std::uint64_t{1} << 31)) return; // see "Books" above
         if (timed ? p.on_queued(n, now()) : p.on_queued(n)) outstanding += n;
     };
+    // How completions are reported, for the whole input (see the file comment).
+    const unsigned style = size == 0 ? 0U : data[0] >> 6;
+    bool same_take = false; // the next report joins the previous take (style 3)
     const auto complete = [&](std::uint32_t n) {
-        if (p.on_completed(n, now())) outstanding -= n;
+        bool ok = false;
+        if constexpr (accepts_lazy_time<checked<Policy>>) {
+            const auto read = [&now]() noexcept { return now(); };
+            if constexpr (accepts_take_parts<checked<Policy>>) {
+                if (style == 3) {
+                    ok = p.on_taken(n, read, same_take);
+                    same_take = !same_take;
+                    if (ok) outstanding -= n;
+                    return;
+                }
+            }
+            if (style >= 2) {
+                ok = p.on_taken(n, read);
+                if (ok) outstanding -= n;
+                return;
+            }
+        }
+        ok = p.on_completed(n, now());
+        if (ok) outstanding -= n;
     };
     while (i < size) {
         const std::uint8_t op = data[i++];

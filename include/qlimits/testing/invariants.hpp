@@ -5,7 +5,8 @@
 // checked<Policy> is itself a limit policy: put it where the policy was, drive it as usual, and
 // ask failure() afterwards. It keeps its own model of what was queued and completed (modulo
 // 2^32) and after every call verifies:
-//   - inflight() == queued - completed (mod 2^32), and a refused call changed nothing;
+//   - inflight() == queued - completed (mod 2^32), and a refused call changed nothing (neither
+//     inflight(), nor limit(), nor available());
 //   - a completion of more than is in flight is refused (never applied);
 //   - an enqueue above max_object is refused;
 //   - for dql: available() == adj_limit - num_queued (signed 32-bit), and after a completion the
@@ -61,9 +62,13 @@ public:
         verify(false);
     }
 
-    bool on_queued(std::uint32_t n) noexcept { return queued(n, p_.on_queued(n)); }
+    bool on_queued(std::uint32_t n) noexcept {
+        const look before = looks();
+        return queued(n, p_.on_queued(n), before);
+    }
     bool on_queued(std::uint32_t n, time_point now) noexcept {
-        return queued(n, p_.on_queued(n, now));
+        const look before = looks();
+        return queued(n, p_.on_queued(n, now), before);
     }
     /// Forwarded where Policy has it (dql), so an adapter passes the time as it would.
     [[nodiscard]] bool wants_post_time() const noexcept
@@ -73,7 +78,8 @@ public:
     }
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         const bool too_many = n > model_inflight();
-        return completed(n, too_many, p_.on_completed(n, now));
+        const look before = looks();
+        return completed(n, too_many, p_.on_completed(n, now), before);
     }
     /// One take, the time read only if the policy needs it (forwarded where Policy has it:
     /// software_limit), so a checked policy in `channel` reads the clock as the policy would.
@@ -81,7 +87,8 @@ public:
         requires accepts_lazy_time<Policy> && std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now) noexcept {
         const bool too_many = n > model_inflight();
-        return completed(n, too_many, p_.on_taken(n, now));
+        const look before = looks();
+        return completed(n, too_many, p_.on_taken(n, now), before);
     }
     /// A part of a take (forwarded where Policy has it), as Policy's own.
     template <class Now>
@@ -89,7 +96,8 @@ public:
                  std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
         const bool too_many = n > model_inflight();
-        return completed(n, too_many, p_.on_taken(n, now, same_take));
+        const look before = looks();
+        return completed(n, too_many, p_.on_taken(n, now, same_take), before);
     }
     void reset(time_point now) noexcept {
         p_.reset(now);
@@ -118,17 +126,32 @@ public:
     void resync() noexcept { sync_model(); }
 
 private:
-    bool completed(std::uint32_t n, bool too_many, bool ok) noexcept {
+    // What a caller sees of the policy: a refused call must leave all of it as it was.
+    struct look {
+        std::uint32_t limit, inflight;
+        std::int64_t available;
+        bool operator==(const look&) const = default;
+    };
+    [[nodiscard]] look looks() const noexcept {
+        return {p_.limit(), p_.inflight(), p_.available()};
+    }
+    void refused(bool ok, const look& before) noexcept {
+        if (!ok && looks() != before)
+            fail("a refused call changed the limit, available() or inflight()");
+    }
+    bool completed(std::uint32_t n, bool too_many, bool ok, const look& before) noexcept {
         ++calls_;
         if (too_many && ok) fail("a completion of more than is in flight was applied");
         if (ok) completed_ += n;
+        refused(ok, before);
         verify(ok);
         return ok;
     }
-    bool queued(std::uint32_t n, bool ok) noexcept {
+    bool queued(std::uint32_t n, bool ok, const look& before) noexcept {
         ++calls_;
         if (n > max_object && ok) fail("an enqueue above max_object was accepted");
         if (ok) queued_ += n;
+        refused(ok, before);
         verify(false);
         return ok;
     }

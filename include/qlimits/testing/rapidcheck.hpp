@@ -11,10 +11,14 @@
 //       RC_ASSERT(r.policy().ok());
 //   });
 //
-// Every generated trace is valid for every policy: no completion exceeds what the trace has put
-// in flight (counted conservatively from the last reset or init), enqueues stay within
-// max_object, and configuration directives a policy lacks are skipped by the replayer with a
-// note. Generators map raw random numbers through a deterministic function, so RapidCheck's
+// Every generated trace is valid for every policy whose max_object is at least the shape's
+// max_units (65536 by default; dql's, fixed_limit's and software_limit's are far larger): no
+// completion exceeds what the trace has put in flight (counted conservatively from the last
+// reset or init, and kept below 2^31 units, which every policy's 32-bit counters hold),
+// enqueues stay within max_units, and configuration directives a policy lacks are skipped by
+// the replayer with a note. For a policy with a smaller max_object set max_units to it: an
+// enqueue the policy refuses is still counted in flight here, so a later completion of it
+// would be an over-completion. Generators map raw random numbers through a deterministic function, so RapidCheck's
 // shrinking yields short, still valid counterexamples.
 #pragma once
 
@@ -37,7 +41,8 @@ namespace gen {
 
 /// What a generated trace may contain.
 struct trace_shape {
-    std::uint32_t max_units = 65536;  ///< largest enqueue (clamped to dql_max_object)
+    std::uint32_t max_units = 65536;  ///< largest enqueue (clamped to dql_max_object); at most
+                                      ///< your policy's max_object
     std::uint64_t max_step_ticks = 1001; ///< largest `t` step (trace ticks)
     bool configure = true;            ///< min/max/hold/stall/init directives
     bool resets = true;               ///< reset directives
@@ -62,6 +67,13 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
                                   ? static_cast<std::uint32_t>(a % (max_units + std::uint64_t{1}))
                                   : sizes[a % 6];
             if (n > max_units) n = max_units;
+            // Below 2^31 units in flight: a policy's counters are 32-bit (completions of more
+            // than 2^32 could not even be written as a `c` line).
+            if (inflight + n >= (std::uint64_t{1} << 31)) {
+                out.push_back({limit_op::complete, inflight});
+                inflight = 0;
+                break;
+            }
             out.push_back({limit_op::queue, n});
             inflight += n;
             break;

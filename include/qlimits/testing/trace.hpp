@@ -10,8 +10,9 @@
 //   reset     as Linux dql_reset          origin V  before the first q/c: counters start at V
 //   q N       N units queued   (prints)   c N       N units completed (prints)
 //   t N       time advances N ticks       min N / max N / hold N / stall N   configuration
-//   tick_ns N one trace tick is N ns (1..2^32-1); only before the first q, c or t. Recordings
-//             of policies whose clock does not tick in milliseconds start with it.
+//   tick_ns N one trace tick is N ns (1..2^32-1); only before the first q, c, t, init, hold or
+//             stall. Recordings of policies whose clock does not tick in milliseconds start
+//             with it. (init and hold take up to 2^64-1 ticks, as t does; the rest 2^32-1.)
 // State line for dql: `limit num_queued num_completed adj_limit prev_ovlimit lowest_slack avail`
 // (with verbose: `stall_cnt stall_max` appended). Other policies: `limit inflight avail`.
 // A malformed line, or a completion of more than is in flight, stops the replay with an error.
@@ -67,7 +68,8 @@ struct limit_line {
 };
 
 namespace detail {
-/// Each directive's name and argument: none (reset), 32-bit, or 64-bit (time steps).
+/// Each directive's name and argument: none (reset), 32-bit, or 64-bit (time steps, and the
+/// hold times of init and hold: a recording of a nanosecond-clock dql writes 5 s as 5e9).
 struct limit_op_spec {
     std::string_view name;
     limit_op op;
@@ -75,11 +77,11 @@ struct limit_op_spec {
     bool wide;
 };
 inline constexpr limit_op_spec limit_op_specs[] = {
-    {"init", limit_op::init, true, false},     {"reset", limit_op::reset, false, false},
+    {"init", limit_op::init, true, true},      {"reset", limit_op::reset, false, false},
     {"origin", limit_op::origin, true, false}, {"q", limit_op::queue, true, false},
     {"c", limit_op::complete, true, false},    {"t", limit_op::tick, true, true},
     {"min", limit_op::min, true, false},       {"max", limit_op::max, true, false},
-    {"hold", limit_op::hold, true, false},     {"stall", limit_op::stall, true, false},
+    {"hold", limit_op::hold, true, true},      {"stall", limit_op::stall, true, false},
     {"tick_ns", limit_op::tick_ns, true, false},
 };
 } // namespace detail
@@ -225,7 +227,8 @@ public:
             timed_ = true;
             return r;
         case limit_op::tick_ns:
-            if (timed_ || started_) r.error = "tick_ns after the first q, c or t";
+            if (timed_ || started_ || spanned_)
+                r.error = "tick_ns after the first q, c, t, init, hold or stall";
             else tick_ns_ = d.value;
             return r;
         case limit_op::reset:
@@ -324,7 +327,8 @@ private:
     }
 
     /// A duration directive's argument (trace ticks) in the policy's duration.
-    [[nodiscard]] duration span(std::uint64_t ticks) const noexcept {
+    [[nodiscard]] duration span(std::uint64_t ticks) noexcept {
+        spanned_ = true; // converted with this tick: a later tick_ns would not convert it again
         return duration{static_cast<typename duration::rep>(
             detail::convert_ticks(ticks, tick_ns_, detail::tick_length_ns<duration>))};
     }
@@ -380,6 +384,7 @@ private:
     std::uint64_t tick_ns_ = default_tick_ns;
     bool started_ = false;
     bool timed_ = false;
+    bool spanned_ = false;
     bool strict_ = false;
 };
 
@@ -476,7 +481,12 @@ concept lockable_sink = requires(S& s) {
 /// clock does not tick in milliseconds, and, for a dql-style config, with the directives that
 /// rebuild the same starting state (init, min, max, reset, stall), so replaying the recording
 /// through limit_replayer reproduces the policy's decisions line for line; replayed through
-/// another policy, the directives it lacks are skipped with a note.
+/// another policy, the directives it lacks are skipped with a note. For a dql-style config the
+/// construction time itself comes first, as `t T0` (trace time is then the policy's own):
+/// dql's stall detector keeps its history in words of 64 absolute ticks, so a recording that
+/// started at a tick that is not a multiple of 64 replayed from 0 would see other stalls.
+/// Other policies' configurations (fixed_limit's limit, software_limit's) are not in the
+/// trace: the replayer builds them with their default config.
 ///
 /// Two threads. The producer's and the completion path's calls may run concurrently (as in
 /// tx_gate and channel) only with a sink that has lock()/unlock() (locked_string_sink, or your
@@ -494,11 +504,11 @@ public:
     static constexpr std::uint32_t max_object = Policy::max_object;
 
     recording(const config_type& cfg, time_point now) noexcept : policy_(cfg, now), last_(now) {
-        write_preamble(cfg);
+        write_preamble(cfg, now);
     }
     recording(Sink sink, const config_type& cfg, time_point now) noexcept
         : policy_(cfg, now), sink_(std::move(sink)), last_(now) {
-        write_preamble(cfg);
+        write_preamble(cfg, now);
     }
     /// The all-zero state, for a Policy that has one (dql): what the replayer starts from.
     explicit recording(zeroed_state_t z) noexcept
@@ -524,11 +534,15 @@ public:
     {
         return policy_.wants_post_time();
     }
+    /// A completion the policy refuses (more than is in flight) is written as a comment,
+    /// `# refused: c N`: it changed nothing, and a replay would stop on it.
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         return locked([&] {
             advance_to(now);
-            emit('c', n);
-            return policy_.on_completed(n, now);
+            const bool ok = policy_.on_completed(n, now);
+            if (ok) emit('c', n);
+            else emit_named("# refused: c", n);
+            return ok;
         });
     }
     void reset(time_point now) noexcept {
@@ -565,9 +579,10 @@ private:
     }
 
     // The directives that rebuild the same starting state from the trace's all-zero start:
-    // the tick length when it is not the trace's default, then, for a dql-style config, init,
-    // the bounds, a reset (so the limit starts at min) and the stall threshold.
-    void write_preamble(const config_type& cfg) noexcept {
+    // the tick length when it is not the trace's default, then, for a dql-style config, the
+    // construction time, init, the bounds, a reset (so the limit starts at min) and the stall
+    // threshold.
+    void write_preamble(const config_type& cfg, time_point now) noexcept {
         constexpr std::uint64_t tick_ns = detail::tick_length_ns<duration>;
         if constexpr (tick_ns != limit_replayer<Policy>::default_tick_ns)
             emit_named("tick_ns", tick_ns);
@@ -577,6 +592,7 @@ private:
                           cfg.hold_time.count();
                           cfg.stall_threshold.count();
                       }) {
+            if (const std::uint64_t t0 = ticks_of(now); t0 != 0) emit('t', t0);
             emit_named("init", static_cast<std::uint64_t>(cfg.hold_time.count()));
             emit_named("min", cfg.min_limit);
             emit_named("max", cfg.max_limit);
