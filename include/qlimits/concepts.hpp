@@ -90,8 +90,9 @@ concept asks_post_time = requires(const P& p) {
 /// The policy has `bool on_taken(std::uint32_t n, Now&& now) noexcept`: n units taken by the
 /// consumer in one take (one pop, one batch), where `now` is a noexcept callable returning the
 /// policy's time_point that the policy calls only when it needs the time (software_limit reads
-/// it once every limit / 8 takes, about 8 times per limit's worth of items, instead of once per item). Adapters use
-/// it in place of on_completed(n, now) where present; a policy gets one or the other.
+/// it once every limit / 8 takes, about 8 times per limit's worth of items, instead of once per
+/// item). Adapters use it in place of on_completed(n, now) where present; a policy gets one or
+/// the other.
 template <class P>
 concept accepts_lazy_time =
     requires(P& p, std::uint32_t n, typename P::time_point (*now)() noexcept) {

@@ -99,8 +99,8 @@ public:
     /// policy is now over its limit. Returns false when the units were refused (more than
     /// Policy::max_object, or more than max_inflight_units would be in flight): nothing was
     /// counted, the ring is stopped only if the policy was over its limit already (an earlier
-    /// xmit_more batch), and the caller must not report those units in completed() either. Zero units are counted as nothing but still run the stop check, as
-    /// the kernel does.
+    /// xmit_more batch), and the caller must not report those units in completed() either.
+    /// Zero units are counted as nothing but still run the stop check, as the kernel does.
     bool sent(Ring& ring, std::uint32_t units) noexcept {
         return post(ring, units, false, [&]() noexcept { return policy_.on_queued(units); })
             .counted;

@@ -12,8 +12,9 @@
 // policy has them (software_limit), through on_taken() with the time read on demand, whole
 // takes or takes in parts (same_take), as channel reports them: the top two bits of the first
 // byte choose. Not driven: the adapters' cheaper forms (may_post(), on_completed with
-// known_counted_t, on_unqueued()), which only fixed_limit and unlimited have. Any broken invariant prints the rule and the call number to stderr and traps, which
-// libFuzzer reports as a crash with the input that caused it. check_limit_policy_bytes() is the
+// known_counted_t, on_unqueued()), which only fixed_limit and unlimited have. Any broken
+// invariant prints the rule and the call number to stderr and traps, which libFuzzer reports
+// as a crash with the input that caused it. check_limit_policy_bytes() is the
 // same without the trap, for unit tests and for replaying a finding.
 //
 // Books: policies count in 32 bits (as the kernel's dql), so no policy can tell an

@@ -18,8 +18,8 @@
 // enqueues stay within max_units, and configuration directives a policy lacks are skipped by
 // the replayer with a note. For a policy with a smaller max_object set max_units to it: an
 // enqueue the policy refuses is still counted in flight here, so a later completion of it
-// would be an over-completion. Generators map raw random numbers through a deterministic function, so RapidCheck's
-// shrinking yields short, still valid counterexamples.
+// would be an over-completion. Generators map raw random numbers through a deterministic
+// function, so RapidCheck's shrinking yields short, still valid counterexamples.
 #pragma once
 
 #include <rapidcheck.h>
