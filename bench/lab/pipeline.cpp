@@ -189,6 +189,20 @@ std::unique_ptr<qlimits::capture_log> capture_log_for(const sim::param_values& v
     return std::make_unique<qlimits::capture_log>(qlimits::capture_capacity{n, n, n});
 }
 
+/// A parameter's value as the capture format reads it: plain decimal digits (`%g` writes 1e-05
+/// for a threshold of 0.00001, which read_capture refuses), at most 9 decimals, no trailing
+/// zeros.
+std::string capture_decimal(double x) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9f", x);
+    std::string s(buf);
+    if (s.find('.') != std::string::npos) {
+        s.erase(s.find_last_not_of('0') + 1);
+        if (s.back() == '.') s.pop_back();
+    }
+    return s;
+}
+
 /// The capture of one run: what whatif needs to replay it (the workload's shape, the window,
 /// this machine's costs) and the channel's counters in the measured window.
 bool write_capture_file(const std::string& file, const qlimits::capture_log& log,
@@ -211,13 +225,10 @@ bool write_capture_file(const std::string& file, const qlimits::capture_log& log
         std::snprintf(buf, sizeof buf, "meta %s %.10g\n", name, v.at(name));
         pre += buf;
     }
-    std::snprintf(buf, sizeof buf, "param duration-ms %.10g\nparam warmup-ms %.10g\n",
-                  v.at("warmup-ms") + v.at("duration-ms"), v.at("warmup-ms"));
-    pre += buf;
-    for (const char* name : {"item-bytes", "sojourn-threshold-us"}) {
-        std::snprintf(buf, sizeof buf, "param %s %.10g\n", name, v.at(name));
-        pre += buf;
-    }
+    pre += "param duration-ms " + capture_decimal(v.at("warmup-ms") + v.at("duration-ms")) +
+           "\nparam warmup-ms " + capture_decimal(v.at("warmup-ms")) + "\n";
+    for (const char* name : {"item-bytes", "sojourn-threshold-us"})
+        pre += std::string("param ") + name + " " + capture_decimal(v.at(name)) + "\n";
     for (const auto& [name, value] : pipe::as_params(mach)) {
         std::snprintf(buf, sizeof buf, "param %s %.3f\n", name.c_str(), value);
         pre += buf;

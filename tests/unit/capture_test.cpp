@@ -235,6 +235,48 @@ TEST_CASE("capture: capturing<software_limit> under a channel runs the bare poli
     CHECK(log.completion_count() > 0);
 }
 
+TEST_CASE("capture: a zero-unit post is not recorded, so the capture reads back") {
+    // tx_gate counts a zero-unit post as nothing (the stop check still runs); capturing<>
+    // recorded it as an item of 0 units, which the format refuses: the whole capture was
+    // unreadable.
+    nic_flag nic;
+    qlimits::capture_log log(qlimits::capture_capacity{16, 16, 16});
+    using policy = qlimits::capturing<qlimits::dql<>>;
+    qlimits::tx_gate<policy, nic_flag> gate(policy::config_type{{}, &log},
+                                            qlimits::jiffy_clock::time_point{});
+    CHECK(gate.sent(nic, 100));
+    CHECK(gate.sent(nic, 0));
+    CHECK(gate.completed(nic, 100, qlimits::jiffy_clock::time_point{}));
+    CHECK(log.item_count() == 1);
+    CHECK(log.completion_count() == 1);
+    qlimits::capture_data d;
+    const auto res = qlimits::read_capture(text_of(log), d);
+    CHECK_MESSAGE(res.ok, res.reason);
+    CHECK(d.items.size() == 1);
+}
+
+TEST_CASE("capture: a preamble without its last newline does not swallow a record") {
+    qlimits::capture_log log(qlimits::capture_capacity{4, 4, 4});
+    log.entered(1);
+    log.completed(1);
+    qlimits::capture_data d;
+    const auto res = qlimits::read_capture(text_of(log, "# captured on host-7"), d);
+    CHECK_MESSAGE(res.ok, res.reason);
+    CHECK(d.items.size() == 1);
+}
+
+TEST_CASE("capture: more items served than recorded and dropped is refused") {
+    // With drops the units rule cannot be checked (a dropped item's units are unknown), but the
+    // items rule can: their count is known. It was skipped whenever anything was dropped.
+    qlimits::capture_data d;
+    const std::string head = "qlimits-capture v1\ndropped 1 0 0\ni 1 2 3 1\ni 10 20 30 1\nc 40 1\n";
+    CHECK(qlimits::read_capture(head + "s 40 50 3\n", d).ok);
+    const auto r = qlimits::read_capture(head + "s 40 50 1000\n", d);
+    CHECK_FALSE(r.ok);
+    CHECK(r.reason == "more items served than recorded");
+    CHECK(d.items.empty()); // never a partial result
+}
+
 TEST_CASE("capture: capturing<> under a tx_gate records posted and completed bytes") {
     nic_flag q;
     qlimits::capture_log log;

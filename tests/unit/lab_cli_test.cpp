@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../../bench/lab/sim/cli.hpp"
+#include "qlimits/capture/format.hpp"
 #include "../../bench/lab/sim/report.hpp"
 #include "../../bench/lab/sim/runner.hpp"
 #include "../../bench/lab/sim/scenarios.hpp"
@@ -264,6 +265,19 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     CHECK(p.find("dql-batch") != std::string::npos);
     CHECK(p.find("FAILED") == std::string::npos);
     CHECK(std::filesystem::file_size(dir / "p.json") > 0);
+    // The capture of a run reads back: `%g` wrote a threshold of 0.00001 as 1e-05, which the
+    // capture format refuses (found by a review of the format).
+    const auto cap = dir / "p.capture";
+    run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 --policy=none "
+        "--sojourn-threshold-us=0.00001 --capture " + cap.string());
+    {
+        std::ifstream in(cap);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        CHECK(text.find("param sojourn-threshold-us 0.00001\n") != std::string::npos);
+        qlimits::capture_data d;
+        const auto res = qlimits::read_capture(text, d);
+        CHECK_MESSAGE(res.ok, res.line << ": " << res.reason);
+    }
     const std::string sw = run("sweep thread-ring --pattern=flood --duration-ms=30 --warmup-ms=10 "
                                "--work-ns=100..900:3 --policy=none,dql --svg " + dir.string());
     for (const char* v : {" 100 ", " 500 ", " 900 "}) CHECK(sw.find(v) != std::string::npos);
@@ -309,6 +323,41 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
              "pipeline --policy=dql-item --capture-policy=sw-item --capture " + ok,
              "whatif " + ok + " -v", "whatif " + ok + " --policy none", "pipeline --policy none"})
         run(args, 2);
+    std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("lab binary: whatif on items of many units neither aborts nor wraps the books") {
+    // Found by a review of the capture format: items of 2^25 units through the twin's 256-slot
+    // ring put 2^33 units "in flight" (a policy's 32-bit count wrapped: an over-completion
+    // abort, exit 134, or a failed conservation check); items above 2^28 - 1 (the policies'
+    // max_object, which the format allows) were pushed though the policy refused them. Now the
+    // twin holds the producer at 2^31 - 1 units in flight, as channel's books do, and whatif
+    // refuses an item no policy accepts.
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty())
+        return;
+    const auto dir = scratch_path("qlimits_lab_cli_big_units");
+    std::filesystem::create_directories(dir, ec);
+    const auto out = dir / "out.txt";
+    // 400 items posted 100 ns apart and served 10 us each: the ring fills.
+    const auto write = [&](const std::string& name, std::uint64_t units) {
+        std::ofstream f(dir / name);
+        f << "qlimits-capture v1\n";
+        for (std::uint64_t k = 0; k < 400; ++k)
+            f << "i " << 100 * k << ' ' << 100 * k << ' ' << 100 * k + 10 << ' ' << units << '\n';
+        for (std::uint64_t k = 0; k < 400; ++k)
+            f << "c " << 40000 + 10000 * k << ' ' << units << '\n';
+        f << "s 0 4000000 400\n";
+    };
+    write("big.capture", std::uint64_t{1} << 25);
+    write("too_big.capture", std::uint64_t{1} << 28);
+    const std::string text = run_lab(lab, out, "whatif " + (dir / "big.capture").string() +
+                                                   " --policy=none,sw-batch",
+                                     0);
+    CHECK(text.find("FAILED") == std::string::npos);
+    CHECK(run_lab(lab, out, "whatif " + (dir / "too_big.capture").string(), 2)
+              .find("above the policies' largest item") != std::string::npos);
     std::filesystem::remove_all(dir, ec);
 }
 

@@ -28,6 +28,7 @@
 #include "stats.hpp"
 #include "trace_workload.hpp"
 #include "qlimits/capture/recorder.hpp"
+#include "qlimits/adapters/channel.hpp"
 
 namespace lab::sim::tring {
 
@@ -260,8 +261,8 @@ private:
 
     /// channel::send: admit (the policy), push (the ring), count, ring the consumer's doorbell.
     void try_send() {
-        if (policy_->over_limit() || ring_.size() >= ring_cap_) {
-            const bool limit = policy_->over_limit();
+        if (held_back() || ring_.size() >= ring_cap_) {
+            const bool limit = held_back();
             if (limit && w_.contains(now())) ++stops_;
             state_ = limit ? producer_state::stopped : producer_state::waiting_room;
             prod_.sleep(now());
@@ -375,9 +376,18 @@ private:
         return cost(wake_call_ns_);
     }
 
+    // Over the policy's limit, or the channel's books full: channel keeps at most 2^31 - 1 units
+    // in flight (over_limit past it), so 32-bit policy counters and a take's 32-bit sum of
+    // units never wrap (captured items of up to 2^28 - 1 units each through a 256-slot ring
+    // would).
+    [[nodiscard]] bool held_back() const {
+        return policy_->over_limit() ||
+               units_in_ - completed_ + held_units_ > qlimits::channel_max_inflight_units;
+    }
+
     [[nodiscard]] bool producer_due() const {
         if (state_ == producer_state::waiting_room) return true;
-        return state_ == producer_state::stopped && !policy_->over_limit();
+        return state_ == producer_state::stopped && !held_back();
     }
 
     // Reported as channel::receive_batch reports a take (sim_policy::taken: software_limit's

@@ -30,6 +30,7 @@
 
 #include "engine.hpp"
 #include "qlimits/capture/format.hpp"
+#include "qlimits/limits/dql.hpp"
 
 namespace lab::sim {
 
@@ -88,6 +89,13 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
         out.send_wait.push_back(it.entered_ns - it.wanted_ns);
         post.push_back(it.done_ns - it.entered_ns);
     }
+    // An item the policies refuse as too large (channel: send_status::too_large) is not a
+    // workload they can be compared on; the format allows up to 2^32 - 1 units.
+    for (std::size_t i = 0; i < n; ++i)
+        if (out.units[i] > qlimits::dql_max_object)
+            return "item " + std::to_string(i + 1) + ": " + std::to_string(out.units[i]) +
+                   " units, above the policies' largest item (2^28 - 1, dql's max_object): "
+                   "channel would refuse it as too_large";
     // A time no ring shows (a service of 2^64 - 1 ns passes the format's checks) would wrap the
     // engine's nanosecond sums: refuse any item's think, service or waits above 1e15 ns (11.6
     // days, far beyond --duration-ms's 600 s and far below 2^64).

@@ -113,6 +113,9 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
     sink(capture_header);
     sink(std::string_view("\n"));
     sink(preamble);
+    // A preamble without its last newline would run into the next record (a comment would
+    // swallow it).
+    if (!preamble.empty() && preamble.back() != '\n') sink(std::string_view("\n"));
     if (log.dropped_items() + log.dropped_completions() + log.dropped_services() != 0)
         detail::capture_put(
             sink, "dropped",
@@ -238,10 +241,11 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
     }
     if (!header)
         return fail(0, "empty: no 'qlimits-capture v1' line");
-    // Units of dropped items are unknown: with drops, at least one unit each.
+    // Units of dropped items are unknown (with drops, at least one unit each); their count is
+    // known.
     if (out.dropped_items == 0 && completed_units > queued_units)
         return fail(0, "more units completed than queued");
-    if (out.dropped_items == 0 && served_items > out.items.size())
+    if (served_items > out.items.size() + out.dropped_items)
         return fail(0, "more items served than recorded");
     return res;
 }

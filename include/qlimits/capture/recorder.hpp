@@ -9,7 +9,8 @@
 //   per service:          when the consumer started and finished working on what it took, and
 //                         how many items that was.
 // `capturing<Policy>` is a policy decorator: put it between an adapter (channel, tx_gate) and
-// your policy and it records every enqueue and completion the adapter reports, with its own
+// your policy and it records every accepted enqueue and completion of one unit or more the
+// adapter reports (tx_gate's zero-unit posts count nothing and are not recorded), with its own
 // clock read (std::chrono::steady_clock: the policy's clock may be a coarse jiffy clock). The
 // producer calls `log.wanted()` before each send and `log.sent()` after it (both optional: an
 // item without them wanted and finished its send when it entered); the consumer calls
@@ -230,13 +231,15 @@ public:
     [[nodiscard]] capture_log* log() const noexcept { return log_; }
 
 private:
+    // Zero units (tx_gate allows them: counted as nothing, the stop check still runs) are no
+    // item and no completion: the format's records carry at least one unit.
     bool completed(bool ok, std::uint32_t n) noexcept {
-        if (ok && log_ != nullptr)
+        if (ok && n != 0 && log_ != nullptr)
             log_->completed(n);
         return ok;
     }
     bool queued(bool ok, std::uint32_t n) noexcept {
-        if (ok && log_ != nullptr)
+        if (ok && n != 0 && log_ != nullptr)
             log_->entered(n);
         return ok;
     }
