@@ -261,8 +261,8 @@ private:
 
     /// channel::send: admit (the policy), push (the ring), count, ring the consumer's doorbell.
     void try_send() {
-        if (held_back() || ring_.size() >= ring_cap_) {
-            const bool limit = held_back();
+        const bool limit = held_back();
+        if (limit || ring_.size() >= ring_cap_) {
             if (limit && w_.contains(now())) ++stops_;
             state_ = limit ? producer_state::stopped : producer_state::waiting_room;
             prod_.sleep(now());

@@ -86,26 +86,22 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
     // How completions are reported, for the whole input (see the file comment).
     const unsigned style = size == 0 ? 0U : data[0] >> 6;
     bool same_take = false; // the next report joins the previous take (style 3)
-    const auto complete = [&](std::uint32_t n) {
-        bool ok = false;
+    const auto report = [&](std::uint32_t n) -> bool {
         if constexpr (accepts_lazy_time<checked<Policy>>) {
             const auto read = [&now]() noexcept { return now(); };
             if constexpr (accepts_take_parts<checked<Policy>>) {
                 if (style == 3) {
-                    ok = p.on_taken(n, read, same_take);
+                    const bool part = same_take;
                     same_take = !same_take;
-                    if (ok) outstanding -= n;
-                    return;
+                    return p.on_taken(n, read, part);
                 }
             }
-            if (style >= 2) {
-                ok = p.on_taken(n, read);
-                if (ok) outstanding -= n;
-                return;
-            }
+            if (style >= 2) return p.on_taken(n, read);
         }
-        ok = p.on_completed(n, now());
-        if (ok) outstanding -= n;
+        return p.on_completed(n, now());
+    };
+    const auto complete = [&](std::uint32_t n) {
+        if (report(n)) outstanding -= n;
     };
     while (i < size) {
         const std::uint8_t op = data[i++];
