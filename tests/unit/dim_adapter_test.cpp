@@ -3,15 +3,18 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <functional>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "qlimits/adapters/moderation.hpp"
 #include "qlimits/testing/dim_trace.hpp"
+#include "contract_probe.hpp"
 
 namespace {
 using namespace std::chrono_literals;
@@ -169,6 +172,187 @@ TEST_CASE("dim adapter: deferred handoff across two threads") {
     }
     done.store(true, std::memory_order_release);
     worker.join();
+    CHECK(decisions > 0);
+    CHECK(applied.load() == decisions);
+}
+
+// Review findings (2026-12-03): the deferred handoff with a worker scheduled once per true
+// return, a tuner handed over mid-decision, a table swapped during the handoff, and hooks that
+// call back into the moderator.
+TEST_CASE("dim adapter: deferred, a worker run once per true return retries a refused hook") {
+    // The worker runs only when on_sample() says so (Linux's schedule_work() pattern). Before
+    // the fix, the first refusal left the decision published for good: one hook call in 100,000
+    // samples, DIM stopped.
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, flaky_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{flaky_hook{1}, qlimits::net_dim{qlimits::net_dim_rx_eqe_profile}};
+    int runs = 0, applied = 0;
+    std::uint64_t ev = 0, pk = 0, by = 0;
+    for (int i = 0; i < 100000; ++i) {
+        ev += 4;
+        pk += 40;
+        by += (i / 500) % 2 != 0 ? 60000 : 6000; // the load changes every 500 samples
+        if (m.on_sample(qlimits::make_dim_sample(std::chrono::microseconds{i * 10}, ev, pk, by))) {
+            ++runs;
+            if (m.run_pending()) ++applied;
+        }
+    }
+    CHECK(m.hook().calls == runs);     // every true return found a decision to run
+    CHECK(applied == runs - 1);        // all but the refused first call applied
+    CHECK(applied > 10);               // DIM kept deciding after the refusal
+}
+
+TEST_CASE("dim adapter: deferred, a refused decision is signalled once and retried by a poller too") {
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, flaky_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{flaky_hook{2}};
+    (void)m.on_sample({0us, 0, 0, 0});
+    CHECK(m.on_sample({1ms, 64, 6400, 640000})); // decided, published
+    CHECK_FALSE(m.run_pending());                // refused (1)
+    CHECK(m.pending());
+    CHECK(m.on_sample({2ms, 70, 7000, 700000})); // published again: run the worker
+    CHECK_FALSE(m.on_sample({3ms, 71, 7100, 710000})); // still waiting: no second signal
+    CHECK_FALSE(m.run_pending());                // refused (2)
+    CHECK(m.run_pending());                      // a polling worker retries by itself
+    CHECK_FALSE(m.pending());
+    CHECK_FALSE(m.on_sample({4ms, 80, 8000, 800000})); // restarts measuring here
+    CHECK(m.tuner().start_sample().time == 4ms);
+    CHECK(m.hook().calls == 3);
+    CHECK(m.hook().last == moderation{8, 256, 0});
+}
+
+TEST_CASE("dim adapter: deferred, a tuner handed over with its decision pending is retried") {
+    qlimits::net_dim t{qlimits::net_dim_rx_eqe_profile};
+    (void)t.on_sample({0us, 0, 0, 0});
+    REQUIRE(t.on_sample({1ms, 64, 6400, 640000}));
+    REQUIRE(t.pending());
+    qlimits::dim_moderator<qlimits::net_dim, recording_hook, qlimits::dim_handoff::deferred> m{
+        recording_hook{}, t};
+    CHECK(m.pending());
+    CHECK(m.on_sample({2ms, 70, 7000, 700000})); // the worker must run
+    CHECK(m.run_pending());
+    REQUIRE(m.hook().applied.size() == 1);
+    CHECK(m.hook().applied[0] == t.current_moderation());
+    CHECK_FALSE(m.on_sample({3ms, 80, 8000, 800000}));
+    CHECK_FALSE(m.tuner().pending());
+    CHECK(m.tuner().start_sample().time == 3ms);
+}
+
+TEST_CASE("dim adapter: deferred, the hook gets the table in force when it runs") {
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, recording_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{recording_hook{}, qlimits::net_dim{qlimits::net_dim_rx_eqe_profile}};
+    (void)m.on_sample({0us, 0, 0, 0});
+    REQUIRE(m.on_sample({1ms, 64, 1000, 1000000}));
+    const std::uint8_t ix = m.tuner().profile_ix();
+    CHECK(m.set_profile(qlimits::net_dim_rx_cqe_profile)); // ethtool swaps the table
+    CHECK(m.run_pending());
+    REQUIRE(m.hook().applied.size() == 1);
+    CHECK(m.hook().applied[0] == qlimits::net_dim_rx_cqe_profile[ix]);
+    CHECK(m.hook().applied[0] == m.tuner().current_moderation());
+}
+
+TEST_CASE("dim adapter: deferred, a table swapped while the hook runs is applied next") {
+    struct swapping_hook {
+        std::vector<moderation> applied;
+        std::function<void()> during; // runs inside apply(), once
+        void apply(const moderation& m) noexcept {
+            applied.push_back(m);
+            if (during) std::exchange(during, nullptr)();
+        }
+    };
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, swapping_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{swapping_hook{}, qlimits::net_dim{qlimits::net_dim_rx_eqe_profile}};
+    (void)m.on_sample({0us, 0, 0, 0});
+    REQUIRE(m.on_sample({1ms, 64, 1000, 1000000}));
+    const std::uint8_t ix = m.tuner().profile_ix();
+    m.hook().during = [&] { CHECK(m.set_profile(qlimits::net_dim_rx_cqe_profile)); };
+    CHECK(m.run_pending()); // applied the old table's entry; the swap came too late for it
+    CHECK(m.on_sample({2ms, 70, 7000, 700000})); // the new entry is handed off
+    CHECK(m.run_pending());
+    REQUIRE(m.hook().applied.size() == 2);
+    CHECK(m.hook().applied[0] == qlimits::net_dim_rx_eqe_profile[ix]);
+    CHECK(m.hook().applied[1] == qlimits::net_dim_rx_cqe_profile[ix]);
+    CHECK_FALSE(m.on_sample({3ms, 80, 8000, 800000})); // and measuring restarts
+    CHECK(m.tuner().start_sample().time == 3ms);
+}
+
+TEST_CASE("dim adapter: synchronous, a hook that feeds the moderator is reported and ignored") {
+    struct feeding_hook {
+        std::function<void()> inner;
+        int calls = 0;
+        void apply(const moderation&) noexcept {
+            ++calls;
+            if (inner) inner();
+        }
+    };
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, feeding_hook>;
+    test::contract_probe probe;
+    mod_t m{feeding_hook{}, qlimits::net_dim{qlimits::net_dim_rx_eqe_profile}};
+    m.hook().inner = [&] {
+        CHECK_FALSE(m.on_sample({1500us, 70, 1100, 1100000}));
+        CHECK_FALSE(m.apply_current());
+    };
+    (void)m.on_sample({0us, 0, 0, 0});
+    CHECK(m.on_sample({1ms, 64, 1000, 1000000}));
+    CHECK(probe.count() == 2);
+    CHECK(std::string_view{probe.last().where} == "dim_moderator::apply_current");
+    CHECK(m.hook().calls == 1);          // applied once, not again from inside
+    CHECK_FALSE(m.tuner().pending());
+    CHECK(m.tuner().state() == qlimits::dim_state::start_measure); // no window lost
+    m.hook().inner = nullptr;
+    CHECK_FALSE(m.on_sample({2ms, 80, 2000, 2000000}));
+    CHECK(m.tuner().start_sample().time == 2ms);
+}
+
+TEST_CASE("dim adapter: deferred, a hook that runs the handoff again is a no-op") {
+    struct reentering_hook {
+        std::function<bool()> inner;
+        int calls = 0;
+        int inner_applied = 0;
+        void apply(const moderation&) noexcept {
+            ++calls;
+            if (inner && inner()) ++inner_applied;
+        }
+    };
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, reentering_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{reentering_hook{}, qlimits::net_dim{qlimits::net_dim_rx_eqe_profile}};
+    m.hook().inner = [&] { return m.run_pending() || m.apply_current(); };
+    (void)m.on_sample({0us, 0, 0, 0});
+    REQUIRE(m.on_sample({1ms, 64, 1000, 1000000}));
+    CHECK(m.run_pending());
+    CHECK(m.hook().calls == 1); // one decision, one hook call
+    CHECK(m.hook().inner_applied == 0);
+    CHECK(m.apply_current());   // outside the handoff it applies
+    CHECK(m.hook().calls == 2);
+}
+
+TEST_CASE("dim adapter: deferred, two workers apply each decision once") {
+    struct counting_hook {
+        std::atomic<int>* n;
+        std::atomic<int>* inside;
+        void apply(const moderation&) noexcept {
+            CHECK(inside->fetch_add(1) == 0); // never two threads in the hook
+            n->fetch_add(1, std::memory_order_relaxed);
+            inside->fetch_sub(1);
+        }
+    };
+    std::atomic<int> applied{0}, inside{0};
+    std::atomic<bool> done{false};
+    qlimits::dim_moderator<qlimits::net_dim, counting_hook, qlimits::dim_handoff::deferred> m{
+        counting_hook{&applied, &inside}};
+    auto work = [&] {
+        while (!done.load(std::memory_order_acquire)) (void)m.run_pending();
+        (void)m.run_pending();
+    };
+    std::thread w1(work), w2(work);
+    int decisions = 0;
+    std::uint32_t bytes = 0;
+    for (std::uint32_t i = 0; i < 20000; ++i) {
+        bytes += (i / 640) % 2 == 0 ? 1000U : 50000U;
+        if (m.on_sample(qlimits::make_dim_sample(std::chrono::microseconds{i * 10}, i, i, bytes)))
+            ++decisions;
+    }
+    done.store(true, std::memory_order_release);
+    w1.join();
+    w2.join();
     CHECK(decisions > 0);
     CHECK(applied.load() == decisions);
 }

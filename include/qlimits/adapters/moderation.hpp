@@ -17,10 +17,26 @@
 //                                which runs the hook; the next sample after that restarts
 //                                measuring. Samples in between are ignored, as in Linux.
 //
-// Threading (deferred): on_sample()/on_completions()/set_profile() belong to one thread (the
-// queue's poll loop); run_pending() may run on another. They meet through one atomic word
-// (release/acquire): the decided moderation is copied before it is published, so the hook never
-// reads the tuner. Synchronous: everything on one thread.
+// on_sample()/on_completions() return true when the worker must run: a new decision, or, in
+// deferred mode, a decision whose hook refused, published again at the next sample. A worker
+// scheduled once per true (Linux's schedule_work() pattern) therefore retries a refused hook
+// too: one failed device call never leaves DIM waiting for good (virtio-net's 2024 failure, a
+// failed trylock in its DIM work). A worker that polls run_pending() retries by itself.
+//
+// The table in force. set_profile() between the decision and the hook: the hook gets the new
+// table's entry at the decided index, as Linux's work item reads the table when it runs. If the
+// hook was already running with the old entry, the next sample publishes the new one.
+//
+// Reentry. The hook must not feed the moderator (on_sample(), on_completions(),
+// apply_current()) from inside apply(): synchronous, such a call is reported through the contract
+// handler and ignored (returns false, nothing changes); deferred, a decision in the handoff makes
+// it a no-op (run_pending() returns false, samples are ignored while the hook runs).
+//
+// Threading (deferred): on_sample()/on_completions()/set_profile()/apply_current() belong to one
+// thread (the queue's poll loop); run_pending() may run on any number of others. They meet
+// through one atomic word: a worker claims a published decision with a compare-and-swap, so a
+// decision's hook runs on one worker at a time, and the decided moderation is copied before it
+// is published, so the hook never reads the tuner. Synchronous: everything on one thread.
 #pragma once
 
 #include <atomic>
@@ -29,6 +45,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "qlimits/config.hpp"
 #include "qlimits/dim/net_dim.hpp"
 #include "qlimits/dim/profiles.hpp"
 #include "qlimits/dim/rdma_dim.hpp"
@@ -116,24 +133,53 @@ public:
     using hook_type = Hook;
     static constexpr dim_handoff handoff = Handoff;
 
-    /// Takes the hook (copied or moved) and a tuner (default: its own defaults).
+    /// Takes the hook (copied or moved) and a tuner (default: its own defaults). A tuner whose
+    /// decision is still pending is handed off as a refused one: the first sample retries it.
     explicit dim_moderator(Hook hook, Tuner tuner = Tuner{}) noexcept(
         std::is_nothrow_move_constructible_v<Hook>)
-        : tuner_(tuner), hook_(static_cast<Hook&&>(hook)) {}
+        : tuner_(tuner), hook_(static_cast<Hook&&>(hook)) {
+        if constexpr (Handoff == dim_handoff::deferred) {
+            if (tuner_.pending()) {
+                pending_ = tuner_.current_moderation();
+                flag_.store(refused, std::memory_order_relaxed);
+            }
+        }
+    }
 
     dim_moderator(const dim_moderator&) = delete; // holds an atomic in deferred mode
     dim_moderator& operator=(const dim_moderator&) = delete;
 
     /// Apply the tuner's current moderation now, e.g. at start-up so the device runs the
     /// index the tuner believes in. Returns what the hook returned (true for a void hook).
-    bool apply_current() noexcept { return call_hook(tuner_.current_moderation()); }
+    /// Deferred: false without calling the hook while a decision is in the handoff (its own
+    /// hook call will apply the moderation), so the hook never runs on two threads at once.
+    bool apply_current() noexcept {
+        if constexpr (Handoff == dim_handoff::deferred) {
+            // Claimed as a worker claims a decision; an applied one stays to be acknowledged.
+            std::uint8_t f = flag_.load(std::memory_order_relaxed);
+            if ((f != idle && f != applied) ||
+                !flag_.compare_exchange_strong(f, running, std::memory_order_acquire,
+                                               std::memory_order_relaxed))
+                return false;
+            const bool ok = call_hook(tuner_.current_moderation());
+            flag_.store(f, std::memory_order_release);
+            return ok;
+        } else {
+            if (reentered("dim_moderator::apply_current")) return false;
+            return call_hook(tuner_.current_moderation());
+        }
+    }
 
-    /// net DIM: one sample. Returns true when this call decided on a new moderation (applied
-    /// already when synchronous; published for run_pending() when deferred).
+    /// net DIM: one sample. Returns true when the worker must run: this call decided on a new
+    /// moderation (synchronous: the hook has run, and may have refused; deferred: published for
+    /// run_pending()), or (deferred) a decision whose hook refused is published again.
     bool on_sample(const dim_sample& s) noexcept
         requires requires(Tuner& t, const dim_sample& x) { t.on_sample(x); }
     {
-        if (!ready()) return false;
+        if constexpr (Handoff == dim_handoff::synchronous)
+            if (reentered("dim_moderator::on_sample")) return false;
+        const step st = ready();
+        if (st != step::feed) return st == step::signal;
         return finish(tuner_.on_sample(s));
     }
 
@@ -151,72 +197,130 @@ public:
             t.on_completions(n, at);
         }
     {
-        if (!ready()) {
+        if constexpr (Handoff == dim_handoff::synchronous)
+            if (reentered("dim_moderator::on_completions")) return false;
+        const step st = ready();
+        if (st != step::feed) {
             // The running sample still counts this call (as Linux does during the apply phase).
             (void)tuner_.on_completions(completions, now);
-            return false;
+            return st == step::signal;
         }
         return finish(tuner_.on_completions(completions, now));
     }
 
-    /// Deferred only: run the hook for a published decision. Returns true if a moderation was
-    /// applied by this call. Safe to call from another thread than the sampling one, and when
-    /// nothing is pending (returns false).
+    /// Deferred only: run the hook for a published decision (a refused one included). Returns
+    /// true if a moderation was applied by this call. Safe to call from any thread, from several
+    /// at once (one claims the decision), and when nothing is pending (returns false). A refusal
+    /// leaves the decision pending: the next run_pending() retries it, and so does the next
+    /// sample, which publishes it again (on_sample() returns true).
     bool run_pending() noexcept
         requires(Handoff == dim_handoff::deferred)
     {
-        if (flag_.load(std::memory_order_acquire) != published) return false;
-        if (!call_hook(pending_)) return false; // stays published: retried on the next call
-        flag_.store(applied, std::memory_order_release);
+        std::uint8_t f = flag_.load(std::memory_order_relaxed);
+        do {
+            if (f != published && f != refused) return false;
+        } while (!flag_.compare_exchange_weak(f, running, std::memory_order_acquire,
+                                              std::memory_order_relaxed));
+        const bool ok = call_hook(pending_);
+        flag_.store(ok ? applied : refused, std::memory_order_release);
+        return ok;
+    }
+
+    /// A decision is waiting for the hook (deferred: published, refused or being applied;
+    /// synchronous: the hook returned false and will be retried with the next sample).
+    [[nodiscard]] bool pending() const noexcept {
+        if constexpr (Handoff == dim_handoff::deferred) {
+            const std::uint8_t f = flag_.load(std::memory_order_acquire);
+            return f == published || f == refused || f == running;
+        } else {
+            return tuner_.pending();
+        }
+    }
+
+    /// Swap the profile table (sampling thread only). Refused (false) if invalid. Deferred: a
+    /// decision not yet claimed by a worker is given the new table's entry.
+    bool set_profile(const typename Tuner::profile_type& p) noexcept {
+        if (!tuner_.set_profile(p)) return false;
+        if constexpr (Handoff == dim_handoff::deferred) {
+            for (const std::uint8_t was : {published, refused}) {
+                std::uint8_t f = was;
+                // Taken back from the workers while the copy changes.
+                if (flag_.compare_exchange_strong(f, idle, std::memory_order_acquire,
+                                                  std::memory_order_relaxed)) {
+                    pending_ = tuner_.current_moderation();
+                    flag_.store(was, std::memory_order_release);
+                    break;
+                }
+            }
+        }
         return true;
     }
-
-    /// A decision is waiting for the hook (deferred: not yet run; synchronous: the hook
-    /// returned false and will be retried with the next sample).
-    [[nodiscard]] bool pending() const noexcept {
-        if constexpr (Handoff == dim_handoff::deferred)
-            return flag_.load(std::memory_order_acquire) == published;
-        else
-            return tuner_.pending();
-    }
-
-    /// Swap the profile table (sampling thread only). Refused (false) if invalid.
-    bool set_profile(const typename Tuner::profile_type& p) noexcept { return tuner_.set_profile(p); }
 
     [[nodiscard]] const Tuner& tuner() const noexcept { return tuner_; }
     [[nodiscard]] Hook& hook() noexcept { return hook_; }
     [[nodiscard]] const Hook& hook() const noexcept { return hook_; }
 
 private:
-    static constexpr std::uint8_t idle = 0, published = 1, applied = 2;
+    // The deferred handoff's states. published/refused: a decision waits for a worker (refused:
+    // its hook said not now); running: a worker (or apply_current()) is in the hook; applied: the
+    // hook took it, the sampling thread has yet to restart measuring.
+    static constexpr std::uint8_t idle = 0, published = 1, refused = 2, running = 3, applied = 4;
+    // What a sample does: feed the tuner; be ignored; be ignored and tell the caller to run the
+    // worker (a refused decision published again).
+    enum class step : std::uint8_t { feed, wait, signal };
 
     bool call_hook(const moderation& m) noexcept {
+        if constexpr (Handoff == dim_handoff::synchronous) in_hook_ = true;
+        bool ok = true;
         if constexpr (std::same_as<decltype(hook_.apply(m)), bool>)
-            return hook_.apply(m);
-        else {
+            ok = hook_.apply(m);
+        else
             hook_.apply(m);
-            return true;
-        }
+        if constexpr (Handoff == dim_handoff::synchronous) in_hook_ = false;
+        return ok;
+    }
+
+    // Synchronous: a call from inside the hook (see "Reentry" above) is reported and ignored.
+    bool reentered(const char* where) noexcept {
+        if (!in_hook_) [[likely]]
+            return false;
+        detail::contract_failed(where, "called from inside the moderation hook");
+        return true;
     }
 
     // Before feeding a sample: finish a handoff that completed since, or retry one that failed.
-    // Returns false while a decision still waits for its hook (the sample is then ignored, as
-    // the tuner would ignore it anyway).
-    bool ready() noexcept {
+    // The sample is ignored while a decision still waits for its hook (the tuner would ignore
+    // it anyway).
+    step ready() noexcept {
         if constexpr (Handoff == dim_handoff::deferred) {
-            const std::uint8_t f = flag_.load(std::memory_order_acquire);
-            if (f == published) return false;
+            std::uint8_t f = flag_.load(std::memory_order_acquire);
             if (f == applied) {
+                if (pending_ != tuner_.current_moderation()) {
+                    // set_profile() ran while the hook applied the old table's entry: hand
+                    // the new one off.
+                    pending_ = tuner_.current_moderation();
+                    flag_.store(published, std::memory_order_release);
+                    return step::signal;
+                }
                 tuner_.on_applied();
                 flag_.store(idle, std::memory_order_relaxed);
+                return step::feed;
             }
-            return true;
+            if (f == refused && flag_.compare_exchange_strong(f, idle, std::memory_order_acquire,
+                                                              std::memory_order_relaxed)) {
+                // Published again, with the table in force now: a worker scheduled per
+                // decision must run again.
+                pending_ = tuner_.current_moderation();
+                flag_.store(published, std::memory_order_release);
+                return step::signal;
+            }
+            return f == idle ? step::feed : step::wait;
         } else {
             if (!tuner_.pending()) [[likely]]
-                return true;
-            if (!call_hook(tuner_.current_moderation())) return false;
+                return step::feed;
+            if (!call_hook(tuner_.current_moderation())) return step::wait;
             tuner_.on_applied();
-            return true;
+            return step::feed;
         }
     }
 
@@ -236,6 +340,7 @@ private:
     Hook hook_;
     moderation pending_{};
     std::atomic<std::uint8_t> flag_{idle};
+    bool in_hook_ = false; // synchronous: the hook is running (reentry check)
 };
 
 } // namespace v0

@@ -18,9 +18,9 @@
 // that both starts and ends parked on top (the reference stays frozen while resting, so slow
 // drift adds up until it crosses the threshold).
 //
-// A decision that moves the index returns true from on_sample(): apply moderation() through your
-// hook (a device call, a busy-poll budget, a timer), then call on_applied(). Until then samples
-// are ignored; the sample after on_applied() opens the next window. A decision that does not
+// A decision that moves the index returns true from on_sample(): apply current_moderation()
+// through your hook (a device call, a busy-poll budget, a timer), then call on_applied(). Until
+// then samples are ignored; the sample after on_applied() opens the next window. A decision that does not
 // move the index opens the next window at the deciding sample. adapters/moderation.hpp does this
 // handoff for you, synchronously or deferred.
 //
@@ -72,7 +72,7 @@ public:
     }
 
     /// Feed one sample. Returns true when a decision chose a new profile index: apply
-    /// moderation(), then call on_applied(). The common case (fewer than 64 events since the
+    /// current_moderation(), then call on_applied(). The common case (fewer than 64 events since the
     /// window opened) is a subtraction and a compare.
     [[nodiscard]] constexpr bool on_sample(const dim_sample& s) noexcept {
         if (state_ == dim_state::measure_in_progress) {
