@@ -15,13 +15,16 @@
 namespace qlimits {
 inline namespace v0 {
 
-/// A type that can tell the time: a steady std::chrono-style clock with an integral tick count.
+/// A type that can tell the time: a steady std::chrono-style clock with a 64-bit integral tick
+/// count. The policies compare times as differences modulo 2^64 (as the kernel compares
+/// jiffies), so a narrower count, which wraps (or sign-extends) at 2^31 or 2^32, would look like
+/// a jump of billions of ticks when it wraps; such clocks are rejected here.
 template <class C>
 concept clock_source = requires {
     typename C::duration;
     typename C::time_point;
     { C::now() } noexcept -> std::same_as<typename C::time_point>;
-} && std::is_integral_v<typename C::duration::rep>;
+} && std::is_integral_v<typename C::duration::rep> && sizeof(typename C::duration::rep) == 8;
 
 /// std::chrono::steady_clock in nanoseconds.
 struct steady_clock_source {

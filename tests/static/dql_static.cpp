@@ -57,6 +57,11 @@ static_assert(!limit_policy<wrong_avail_type>);
 // Clocks.
 static_assert(qlimits::clock_source<qlimits::jiffy_clock>);
 static_assert(!qlimits::clock_source<std::chrono::duration<double>>);
+// Tick counts narrower than 64 bits wrap where the policies' modulo-2^64 comparisons do not
+// expect it (review 2026-12-03: a 32-bit count made dql's hold window never end): refused.
+static_assert(!qlimits::clock_source<qlimits::manual_clock<std::chrono::duration<std::int32_t, std::milli>>>);
+static_assert(!qlimits::clock_source<qlimits::manual_clock<std::chrono::duration<std::uint32_t, std::milli>>>);
+static_assert(qlimits::clock_source<qlimits::manual_clock<std::chrono::duration<std::uint64_t, std::milli>>>);
 
 // noexcept on every hot-path call.
 static_assert(noexcept(std::declval<dql_ms&>().on_queued(1U)));

@@ -47,6 +47,27 @@ TEST_CASE("dql: init sets the kernel defaults and resets") {
     CHECK(s.limit == 0);
 }
 
+TEST_CASE("dql: a hold time below 0 or of 2^63 ticks and more is refused by init, set_hold_time, valid") {
+    // Review 2026-12-03: init(-1) stored 2^64-1 and the hold window ended before it began.
+    fresh f{4};
+    const auto before = f.q.state();
+    CHECK_FALSE(f.q.init(milliseconds{-1}, at(7)));
+    CHECK_FALSE(f.q.set_hold_time(milliseconds{-1}));
+    const auto after = f.q.state();
+    CHECK(after.hold_time == before.hold_time);
+    CHECK(after.slack_start_time == before.slack_start_time);
+    CHECK_FALSE(qlimits::dql_config<milliseconds>{.hold_time = milliseconds{-1}}.valid());
+    // A clock with an unsigned count: 2^63 ticks and above would compare as negative.
+    using ums = std::chrono::duration<std::uint64_t, std::milli>;
+    using uclock = qlimits::manual_clock<ums>;
+    qlimits::dql<uclock> u{{}, uclock::time_point{}};
+    CHECK_FALSE(u.init(ums{std::uint64_t{1} << 63}, uclock::time_point{}));
+    CHECK_FALSE(u.set_hold_time(ums{~std::uint64_t{0}}));
+    CHECK(u.init(ums{(std::uint64_t{1} << 63) - 1}, uclock::time_point{}));
+    CHECK_FALSE(qlimits::dql_config<ums>{.hold_time = ums{~std::uint64_t{0}}}.valid());
+    CHECK(qlimits::dql_config<ums>{.hold_time = ums{1000}}.valid());
+}
+
 TEST_CASE("dql: config defaults follow a Linux netdev TX queue") {
     const dql_ms::config_type cfg{};
     CHECK(cfg.min_limit == 0);

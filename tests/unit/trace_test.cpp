@@ -6,6 +6,7 @@
 
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/testing/trace.hpp"
+#include "contract_probe.hpp"
 
 namespace {
 using clock_ms = qlimits::manual_clock<std::chrono::milliseconds>;
@@ -62,6 +63,44 @@ TEST_CASE("trace: replay reports the failing line and stops") {
     CHECK(bad == 4);
     CHECK(std::string(why) == "over-completion");
     CHECK(out == "0 10 0 0 0 4294967295 -10\n");
+}
+
+TEST_CASE("trace: init refuses a hold time dql cannot honour, as hold does") {
+    // Review 2026-12-03: `init 2^64-1` was accepted as a hold of -1 tick, which ended the hold
+    // window before it began (the limit shrank in the tick the window opened, silently).
+    for (const char* line : {"init 18446744073709551615\n", "init 9223372036854775808\n",
+                             "hold 9223372036854775808\n"}) {
+        CAPTURE(line);
+        const char* why = nullptr;
+        const auto bad = qlimits::testing::replay_limit_trace<dql_ms>(
+            line, [](std::string_view) {}, false, &why);
+        CHECK(bad == 1);
+        CHECK(std::string(why) == "hold time out of range");
+    }
+    const char* why = nullptr;
+    CHECK(qlimits::testing::replay_limit_trace<dql_ms>(
+              "init 9223372036854775807\n", [](std::string_view) {}, false, &why) == 0);
+}
+
+TEST_CASE("trace: a recording of an invalid config writes the defaults the policy runs with") {
+    // Review 2026-12-03: the preamble wrote the rejected values, so the replay diverged.
+    test::contract_probe probe;
+    qlimits::testing::recording<dql_ms> rec{{.min_limit = qlimits::dql_max_limit + 1}, at(0)};
+    CHECK(probe.count() == 1);
+    rec.on_queued(1000, at(0));
+    rec.on_completed(1000, at(1));
+    CHECK(rec.sink().text.rfind("init 1000\nmin 0\nmax 1879048192\nreset\nstall 0\n", 0) == 0);
+    std::string replayed;
+    const char* why = nullptr;
+    CHECK(qlimits::testing::replay_limit_trace<dql_ms>(
+              rec.sink().text, [&replayed](std::string_view s) { replayed.append(s); }, false,
+              &why) == 0);
+    const auto s = rec.inner().state();
+    CHECK(replayed.substr(replayed.rfind('\n', replayed.size() - 2) + 1) ==
+          std::to_string(s.limit) + ' ' + std::to_string(s.num_queued) + ' ' +
+              std::to_string(s.num_completed) + ' ' + std::to_string(s.adj_limit) + ' ' +
+              std::to_string(s.prev_ovlimit) + ' ' + std::to_string(s.lowest_slack) + ' ' +
+              std::to_string(s.avail()) + '\n');
 }
 
 TEST_CASE("trace: a recording replays to the same state lines") {

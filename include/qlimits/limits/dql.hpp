@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "qlimits/clock.hpp"
 #include "qlimits/concepts.hpp"
@@ -52,6 +53,17 @@ inline constexpr std::uint64_t dql_history_word_bits = 64;
 /// Words of stall history (kernel DQL_HIST_LEN): the history spans 4 * 64 = 256 ticks.
 inline constexpr std::size_t dql_history_words = 4;
 
+/// A hold time dql accepts: 0 to 2^63 - 1 ticks. Times are compared as signed 64-bit
+/// differences, so a longer hold (a negative one, or 2^63 and above on a clock with an unsigned
+/// count) would end before it began: the limit would shrink in the tick the window opened.
+template <class Duration>
+[[nodiscard]] constexpr bool dql_hold_ok(Duration d) noexcept {
+    if constexpr (std::is_signed_v<typename Duration::rep>)
+        return d.count() >= 0;
+    else
+        return static_cast<std::uint64_t>(d.count()) <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+}
+
 /// Configuration of a dql. Defaults are those of a Linux netdev TX queue.
 template <class Duration>
 struct dql_config {
@@ -66,9 +78,10 @@ struct dql_config {
 
     /// min_limit and max_limit within [0, dql_max_limit] (the kernel's sysfs bounds; min > max is
     /// allowed, as in sysfs, and then the clamp gives max when the limit reaches max, else min);
-    /// hold_time >= 0; stall_threshold within [0, 65535] ticks.
+    /// hold_time within [0, 2^63) ticks (see dql_hold_ok); stall_threshold within [0, 65535]
+    /// ticks.
     [[nodiscard]] constexpr bool valid() const noexcept {
-        return min_limit <= dql_max_limit && max_limit <= dql_max_limit && hold_time.count() >= 0 &&
+        return min_limit <= dql_max_limit && max_limit <= dql_max_limit && dql_hold_ok(hold_time) &&
                stall_threshold.count() >= 0 && stall_threshold.count() <= 0xFFFF;
     }
 };
@@ -229,8 +242,9 @@ public:
         else if (lim <= lo)
             lim = lo;
 
-        // Any change of limit (including one made only by the clamp, or a limit written by
-        // set_limit since the last round) forgets this round's overshoot.
+        // Any change of limit in this round (including one made only by the clamp) forgets this
+        // round's overshoot. A limit written by set_limit is where the round started from, so
+        // the write alone forgets nothing (as in Linux, which reads the limit at entry).
         if (lim != c_.limit.load(std::memory_order_relaxed)) {
             c_.limit.store(lim, std::memory_order_relaxed);
             ovlimit = 0;
@@ -267,14 +281,17 @@ public:
     }
 
     /// Re-initialise as dql_init does: max = dql_max_limit, min = 0, the given hold time, stall
-    /// detection off, then reset(now). The stall statistics and adj_limit are kept.
-    void init(duration hold_time, time_point now) noexcept {
+    /// detection off, then reset(now). The stall statistics and adj_limit are kept. Refused
+    /// (false, nothing changed) for a hold time dql_hold_ok() rejects, as set_hold_time().
+    bool init(duration hold_time, time_point now) noexcept {
+        if (!dql_hold_ok(hold_time)) return false;
         c_.max_limit.store(dql_max_limit, std::memory_order_relaxed);
         c_.min_limit.store(0, std::memory_order_relaxed);
         c_.hold_time.store(static_cast<std::uint64_t>(hold_time.count()),
                            std::memory_order_relaxed);
         p_.stall_threshold.store(0, std::memory_order_relaxed);
         reset(now);
+        return true;
     }
 
     // ---- configuration (completion side), each as the matching Linux sysfs file -----------
@@ -283,12 +300,13 @@ public:
     bool set_min_limit(std::uint32_t v) noexcept { return set_bound(c_.min_limit, v); }
     /// Upper bound; refused (false, unchanged) above dql_max_limit, as sysfs answers -EINVAL.
     bool set_max_limit(std::uint32_t v) noexcept { return set_bound(c_.max_limit, v); }
-    /// Overwrite the limit itself (sysfs `limit`): not clamped now; the next completion clamps
-    /// it and, as the value differs from the computed one, clears the stored overshoot.
+    /// Overwrite the limit itself (sysfs `limit`): not clamped now; the next completion starts
+    /// from it as from a limit it computed (and clamps it): the write alone forgets nothing.
     bool set_limit(std::uint32_t v) noexcept { return set_bound(c_.limit, v); }
-    /// Slack hold time; refused (false) if negative.
+    /// Slack hold time; refused (false, unchanged) outside dql_hold_ok() (negative, or 2^63
+    /// ticks and above).
     bool set_hold_time(duration d) noexcept {
-        if (d.count() < 0) return false;
+        if (!dql_hold_ok(d)) return false;
         c_.hold_time.store(static_cast<std::uint64_t>(d.count()), std::memory_order_relaxed);
         return true;
     }

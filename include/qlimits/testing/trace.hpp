@@ -12,7 +12,9 @@
 //   t N       time advances N ticks       min N / max N / hold N / stall N   configuration
 //   tick_ns N one trace tick is N ns (1..2^32-1); only before the first q, c, t, init, hold or
 //             stall. Recordings of policies whose clock does not tick in milliseconds start
-//             with it. (init and hold take up to 2^64-1 ticks, as t does; the rest 2^32-1.)
+//             with it. (t takes up to 2^64-1 ticks; init and hold parse as far but dql
+//             refuses a hold of 2^63 ticks or more, as "hold time out of range"; the rest
+//             2^32-1.)
 // State line for dql: `limit num_queued num_completed adj_limit prev_ovlimit lowest_slack avail`
 // (with verbose: `stall_cnt stall_max` appended). Other policies: `limit inflight avail`.
 // A malformed line, or a completion of more than is in flight, stops the replay with an error.
@@ -344,7 +346,10 @@ private:
         switch (d.op) {
         case limit_op::init:
             if constexpr (requires { p.init(duration{}, time_point{}); }) {
-                p.init(span(d.value), now());
+                if (!p.init(span(d.value), now())) {
+                    r.error = "hold time out of range";
+                    return;
+                }
                 detail::resync_wrappers(policy_);
                 return;
             }
@@ -582,16 +587,20 @@ private:
     // the tick length when it is not the trace's default, then, for a dql-style config, the
     // construction time, init, the bounds, a reset (so the limit starts at min) and the stall
     // threshold.
-    void write_preamble(const config_type& cfg, time_point now) noexcept {
+    void write_preamble(const config_type& given, time_point now) noexcept {
         constexpr std::uint64_t tick_ns = detail::tick_length_ns<duration>;
         if constexpr (tick_ns != limit_replayer<Policy>::default_tick_ns)
             emit_named("tick_ns", tick_ns);
         if constexpr (requires {
-                          cfg.min_limit;
-                          cfg.max_limit;
-                          cfg.hold_time.count();
-                          cfg.stall_threshold.count();
+                          given.min_limit;
+                          given.max_limit;
+                          given.hold_time.count();
+                          given.stall_threshold.count();
+                          { given.valid() } -> std::same_as<bool>;
                       }) {
+            // The configuration in effect: a policy given an invalid one runs with the defaults
+            // once the contract handler returns (dql), and the replay must too.
+            const config_type cfg = given.valid() ? given : config_type{};
             if (const std::uint64_t t0 = ticks_of(now); t0 != 0) emit('t', t0);
             emit_named("init", static_cast<std::uint64_t>(cfg.hold_time.count()));
             emit_named("min", cfg.min_limit);
