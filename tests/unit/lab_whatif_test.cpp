@@ -8,8 +8,12 @@
 #include <string>
 
 #include "../../bench/lab/sim/whatif.hpp"
+#include "../../examples/rings/spsc_ring.hpp"
 #include "lab_test_support.hpp"
+#include "qlimits/adapters/channel.hpp"
 #include "qlimits/capture/format.hpp"
+#include "qlimits/capture/recorder.hpp"
+#include "qlimits/limits/dql.hpp"
 
 namespace {
 using namespace lab::sim;
@@ -78,7 +82,16 @@ replayed load(const std::string& text, const param_values& v) {
 double rel(double a, double b) {
     return std::fabs(a - b) / b;
 }
+
+struct sized_item { // a message of `bytes` units; 0: a control message counted as nothing
+    std::uint32_t bytes = 0;
+};
 } // namespace
+
+template <>
+struct qlimits::item_units<sized_item> {
+    static std::uint32_t of(const sized_item& m) noexcept { return m.bytes; }
+};
 
 TEST_CASE("whatif: a simulator's capture replayed under its own policy gives back its numbers") {
     for (double pattern : {0.0, 1.0}) { // flood, bursts
@@ -201,4 +214,44 @@ TEST_CASE("whatif: a capture whose times no run can replay is refused, not wrapp
     REQUIRE(over.has_value());
     CHECK(over->find("over the budget") != std::string::npos);
     CHECK(!whatif::values_for(d, w, {{"duration-ms", {1000}}}, v));
+}
+
+TEST_CASE("whatif: a channel capture with zero-unit items reads back and replays") {
+    // Review 2026-12-03: capturing<> skipped zero-unit items, the consumer's served() counted
+    // them, and whatif refused the file ("more items served than recorded").
+    using ring_t = rings::spsc_ring<sized_item, 64>;
+    using policy = qlimits::capturing<qlimits::dql<>>;
+    ring_t ring;
+    qlimits::capture_log log(qlimits::capture_capacity{4096, 4096, 4096});
+    qlimits::channel<ring_t, policy> ch(ring, policy::config_type{{}, &log});
+    std::uint32_t sent = 0, served = 0;
+    for (std::uint32_t round = 0; round < 100; ++round) {
+        for (std::uint32_t k = 0; k < 8; ++k) {
+            log.wanted();
+            if (ch.try_send(sized_item{k % 3 == 0 ? 0U : 100U + k}) == qlimits::send_status::ok)
+                ++sent;
+            log.sent();
+        }
+        sized_item m;
+        const std::uint64_t start = log.now();
+        std::uint32_t got = 0;
+        while (ch.try_receive(m)) ++got;
+        if (got != 0) log.served(got, start);
+        served += got;
+    }
+    REQUIRE(sent == served);
+    CHECK(log.item_count() == sent);
+    std::string text;
+    qlimits::write_capture(log, [&](std::string_view s) { text.append(s); },
+                           "meta policy dql-item\n");
+    param_values v = thread_ring_values(0);
+    const replayed r = load(text, v);
+    CHECK(r.work.size() == sent);
+    for (const char* name : {"dql-item", "none"}) {
+        CAPTURE(name);
+        tring::model m{r.values, row_named(name), &r.work, tring::trace_source::closed, nullptr};
+        const run_result res = m.run();
+        for (const auto& f : res.failures)
+            FAIL_CHECK(f);
+    }
 }

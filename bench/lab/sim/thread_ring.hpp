@@ -314,6 +314,7 @@ private:
         const std::size_t n = std::min(batch_, ring_.size());
         const double held = static_cast<double>(ring_.size());
         std::uint32_t units = 0;
+        bool reported = false; // a part of this take was reported
         taking_.clear();
         for (std::size_t i = 0; i < n; ++i) {
             const slot s = ring_.front();
@@ -323,7 +324,12 @@ private:
             ++taken_;
             if (w_.contains(now())) ++departures_;
             units += s.units;
-            if (per_item_) complete(s.units, i != 0);
+            // Later parts of a take are those after a part reported (zero-unit items report
+            // nothing), as channel's receive_batch.
+            if (per_item_) {
+                complete(s.units, reported);
+                reported = reported || s.units != 0;
+            }
         }
         if (!per_item_) complete(units, false);
         occupancy_.set(now(), ring_.size());
@@ -394,6 +400,7 @@ private:
     // on_taken, told the units come before the work; the time read only when the policy asks);
     // per item, the items after the first are parts of that take.
     void complete(std::uint32_t n, bool same_take) {
+        if (n == 0) return; // nothing counted was taken: channel reports nothing either
         const auto read = [](const void* self) noexcept {
             return static_cast<const model*>(self)->now();
         };

@@ -8,7 +8,8 @@
 //                               first line says another version is refused
 //   i WANTED ENTERED DONE UNITS an item: the producer wanted to send it, it entered the ring,
 //                               the send returned; WANTED <= ENTERED <= DONE; ENTERED never
-//                               goes back from one item to the next; UNITS >= 1
+//                               goes back from one item to the next; UNITS may be 0 (an
+//                               item the policy counts as nothing, e.g. a control message)
 //   c AT UNITS                  the consumer reported UNITS taken at AT (never going back)
 //   s START END ITEMS           the consumer worked from START to END on ITEMS items
 //                               (START <= END, START never going back, ITEMS >= 1)
@@ -183,8 +184,8 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
                 return fail(line_no, e);
             if (!(v[0] <= v[1] && v[1] <= v[2]))
                 return fail(line_no, "item times out of order (need WANTED <= ENTERED <= DONE)");
-            if (v[3] == 0 || v[3] > UINT32_MAX)
-                return fail(line_no, "item units must be 1..2^32-1");
+            if (v[3] > UINT32_MAX)
+                return fail(line_no, "item units must be 0..2^32-1");
             if (!out.items.empty() && v[1] < out.items.back().entered_ns)
                 return fail(line_no, "item entered before the previous item");
             out.items.push_back({v[0], v[1], v[2], static_cast<std::uint32_t>(v[3])});

@@ -9,8 +9,8 @@
 //   per service:          when the consumer started and finished working on what it took, and
 //                         how many items that was.
 // `capturing<Policy>` is a policy decorator: put it between an adapter (channel, tx_gate) and
-// your policy and it records every accepted enqueue and completion of one unit or more the
-// adapter reports (tx_gate's zero-unit posts count nothing and are not recorded), with its own
+// your policy and it records every accepted enqueue (a zero-unit item too: it is an item the
+// consumer serves) and every completion of one unit or more the adapter reports, with its own
 // clock read (std::chrono::steady_clock: the policy's clock may be a coarse jiffy clock). The
 // producer calls `log.wanted()` before each send and `log.sent()` after it (both optional: an
 // item without them wanted and finished its send when it entered); the consumer calls
@@ -231,15 +231,16 @@ public:
     [[nodiscard]] capture_log* log() const noexcept { return log_; }
 
 private:
-    // Zero units (tx_gate allows them: counted as nothing, the stop check still runs) are no
-    // item and no completion: the format's records carry at least one unit.
+    // A zero-unit enqueue (channel and tx_gate accept them: counted as nothing) is still an
+    // item in the ring, which the consumer serves and counts in served(): recorded. A
+    // zero-unit completion reports nothing taken: not recorded (the format refuses it).
     bool completed(bool ok, std::uint32_t n) noexcept {
         if (ok && n != 0 && log_ != nullptr)
             log_->completed(n);
         return ok;
     }
     bool queued(bool ok, std::uint32_t n) noexcept {
-        if (ok && n != 0 && log_ != nullptr)
+        if (ok && log_ != nullptr)
             log_->entered(n);
         return ok;
     }
