@@ -11,8 +11,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/deps.sh"
 qlimits_install_deps cmake make g++ libbenchmark-dev
-build="$root/build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQLIMITS_BUILD_TESTS=OFF >/dev/null
+# A build directory of its own, so a build/ configured otherwise (Debug, the lab off) is neither
+# used nor changed.
+build="$root/build-lab"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DQLIMITS_BUILD_TESTS=OFF \
+  -DQLIMITS_BUILD_LAB=ON >/dev/null
 cmake --build "$build" --target qlimits-lab -j"$(nproc)" >/dev/null
 [ $# -eq 0 ] && set -- run all
 exec "$build/bench/qlimits-lab" "$@"

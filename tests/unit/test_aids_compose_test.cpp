@@ -191,6 +191,24 @@ TEST_CASE("a locked sink records both sides of a live tx_gate; the replay ends i
     CHECK(r.policy().inner().state().num_queued == gate.policy().inner().state().num_queued);
 }
 
+TEST_CASE("a recording with a locked sink is built in place in a channel, as the README shows") {
+    // Review 2026-12-03: locked_string_sink held a mutex and could not be moved, so the
+    // in_place form "(a recording<> with your sink)" did not compile with the sink the README
+    // recommends for two threads.
+    using rec_t = qt::recording<qlimits::dql<>, qt::locked_string_sink>;
+    using ring_t = rings::spsc_ring<std::uint64_t, 64>;
+    ring_t ring;
+    qlimits::channel<ring_t, rec_t> ch(ring, std::in_place, qt::locked_string_sink{},
+                                       rec_t::config_type{}, qlimits::jiffy_clock::now());
+    CHECK(ch.try_send(std::uint64_t{7}) == qlimits::send_status::ok);
+    std::uint64_t v = 0;
+    CHECK(ch.try_receive(v));
+    CHECK(v == 7);
+    const std::string text = ch.policy().sink().text();
+    CHECK(text.find("init 1000\n") != std::string::npos);
+    CHECK(text.find("q 1\n") != std::string::npos);
+}
+
 namespace {
 void marker_handler(const qlimits::contract_violation&) noexcept {}
 } // namespace

@@ -14,7 +14,9 @@
 //  - adaptable_ring (for tx_gate): a NIC-style ring with a stop flag the gate may set and clear:
 //      bool stopped() const noexcept;   void stop() noexcept;   void wake() noexcept;
 //    wake() must be idempotent: the completion path and the producer's re-check may both call it
-//    for one stop (the kernel makes this a test-and-clear; qlimits does not require one).
+//    for one stop (the kernel makes this a test-and-clear; qlimits does not require one). With
+//    the producer and the completion path on two threads, the three run concurrently: the flag
+//    must be safe to share (e.g. a std::atomic<bool>; relaxed order is enough, the gate fences).
 //  - channel_ring (for channel): a single-producer single-consumer transfer ring:
 //      using value_type = ...;
 //      bool try_push(value_type&& v) noexcept;   // moves from v only when it returns true

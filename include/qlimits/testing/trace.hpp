@@ -450,6 +450,12 @@ struct string_sink {
 /// so the trace is one order in which the policy really saw the calls (see recording).
 class locked_string_sink {
 public:
+    locked_string_sink() = default;
+    /// Movable before use, so it can be handed to recording's sink constructor (channel's and
+    /// tx_gate's std::in_place forms): the text moves, the new sink has a lock of its own.
+    /// Not while another thread may use either sink.
+    locked_string_sink(locked_string_sink&& o) noexcept : text_(std::move(o.text_)) {}
+    locked_string_sink& operator=(locked_string_sink&&) = delete;
     void operator()(std::string_view s) { text_.append(s); }
     void lock() { m_.lock(); }
     void unlock() { m_.unlock(); }
