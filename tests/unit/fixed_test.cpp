@@ -159,3 +159,29 @@ TEST_CASE("fixed/unlimited: on_unqueued() takes back what on_queued() counted, a
     CHECK(u.on_completed(1, tp{}));
     CHECK(u.inflight() == 0);
 }
+
+TEST_CASE("fixed/unlimited: a completion of units taken back by on_unqueued() is refused") {
+    // Review 2026-12-03: the over-completion check trusted a cached reading of `queued`, which
+    // on_unqueued() can make stale upwards: 10 queued, 1 completed, 9 taken back, then 5
+    // completed with nothing in flight was accepted and left inflight at 2^32 - 5.
+    test::contract_probe probe;
+    qlimits::fixed_limit<clock_ms> f({.limit = 65536}, tp{});
+    qlimits::unlimited<clock_ms> u({}, tp{});
+    for (auto* p : {static_cast<void*>(&f), static_cast<void*>(&u)}) {
+        const bool fixed = p == &f;
+        const auto queued = [&](std::uint32_t n) { return fixed ? f.on_queued(n) : u.on_queued(n); };
+        const auto completed = [&](std::uint32_t n) {
+            return fixed ? f.on_completed(n, tp{}) : u.on_completed(n, tp{});
+        };
+        const auto unqueued = [&](std::uint32_t n) { fixed ? f.on_unqueued(n) : u.on_unqueued(n); };
+        const auto inflight = [&] { return fixed ? f.inflight() : u.inflight(); };
+        REQUIRE(queued(10));
+        REQUIRE(completed(1));
+        unqueued(9);
+        const int before = probe.count();
+        CHECK_FALSE(completed(5));
+        CHECK(probe.count() == before + 1);
+        CHECK(inflight() == 0);
+    }
+    CHECK(f.available() == 65536);
+}

@@ -357,3 +357,45 @@ TEST_CASE("peer_policy: a sojourn of centuries saturates instead of overflowing"
     CHECK(p.stats().last_sojourn_ns == static_cast<std::uint64_t>(INT64_MAX));
     CHECK(p.limit() == 90); // far over the timeout: a backoff
 }
+
+// Review 2026-12-03 (peers, fixed_limit, sojourn_probe).
+TEST_CASE("peer_policy: a clock whose tick is not a whole number of ns keeps its sub-tick time") {
+    // A 3.579545 MHz counter (the ACPI PM timer): a tick is 279.365... ns. The conversion lost
+    // every tick below 715909 (200 ms) and read the sojourn as 0.
+    using pm_ticks = std::chrono::duration<std::int64_t, std::ratio<1, 3'579'545>>;
+    using clock_pm = qlimits::manual_clock<pm_ticks>;
+    qlimits::aimd_limit<clock_pm> p({.initial_limit = 10, .min_limit = 1}, clock_pm::time_point{});
+    REQUIRE(p.on_queued(10));
+    CHECK(p.on_completed(1, clock_pm::time_point{}));
+    CHECK(p.on_completed(9, clock_pm::time_point{pm_ticks{1000}}));
+    CHECK(p.stats().samples == 1);
+    CHECK(p.stats().last_sojourn_ns == 279'365); // 1000 x 279.365 ns, rounded down
+}
+
+TEST_CASE("vegas: a sample of 0 ns is ignored, as upstream refuses it") {
+    // Read as a 1 ns no-load RTT, one such sample made every later one look queued and cut the
+    // limit until the next probe.
+    qlimits::vegas_rule r({.initial_limit = 100, .max_limit = 1000, .smoothing = 1.0});
+    (void)r.on_sample(10us, 100, false); // the no-load RTT
+    const std::uint32_t before = r.limit();
+    CHECK(r.on_sample(0ns, 100, false) == before);
+    CHECK(r.on_sample(-5ns, 100, false) == before);
+    CHECK(r.rtt_noload_ns() == 10'000);
+    for (int i = 0; i < 20; ++i) (void)r.on_sample(10us, 100, false); // no queueing: grows
+    CHECK(r.limit() > before);
+}
+
+TEST_CASE("peer_policy: built with a braced time point, as the other policies") {
+    qlimits::vegas_limit<clock_ns> v({}, {});
+    qlimits::gradient2_limit<clock_ns> g({}, {});
+    qlimits::aimd_limit<clock_ns> a({}, {});
+    CHECK(v.limit() > 0);
+    CHECK(g.limit() > 0);
+    CHECK(a.limit() > 0);
+}
+
+TEST_CASE("drain_meter: a window of 2^63 ticks and more still closes (the tick sum saturates)") {
+    qlimits::drain_meter m{~std::uint64_t{0}};
+    CHECK_FALSE(m.add(1, std::uint64_t{1} << 63));
+    CHECK(m.add(1, std::uint64_t{1} << 63)); // wrapped to 0 before: never closed
+}

@@ -71,11 +71,6 @@ struct baseline_counters {
     };
     struct alignas(cache_line_size) completion_line {
         std::atomic<std::uint32_t> completed{0};
-        // The completion side's last reading of `queued`. Over-completion is checked against it
-        // first, and the producer's line is read again only when that check fails, so a
-        // completion usually does not pull the producer's line across (queued only grows, so a
-        // stale reading is a safe lower bound).
-        std::uint32_t queued_seen = 0;
     };
     producer_line p;
     completion_line c;
@@ -95,14 +90,15 @@ struct baseline_counters {
             p.completed_seen = c.completed.load(std::memory_order_relaxed);
         return true;
     }
+    // Checked against a fresh reading of `queued` every time, as dql does: on_unqueued() makes
+    // it shrink, so an older reading is no bound (a cached one let a completion of units taken
+    // back through; review 2026-12-03). Callers that know the units were counted (channel)
+    // use complete_counted() and do not read the producer's line.
     bool complete(std::uint32_t n, const char* where) noexcept {
         const std::uint32_t done = c.completed.load(std::memory_order_relaxed);
-        if (n > c.queued_seen - done) {
-            c.queued_seen = p.queued.load(std::memory_order_relaxed);
-            if (n > c.queued_seen - done) [[unlikely]] {
-                detail::contract_failed(where, "over-completion: completed more than is in flight");
-                return false;
-            }
+        if (n > p.queued.load(std::memory_order_relaxed) - done) [[unlikely]] {
+            detail::contract_failed(where, "over-completion: completed more than is in flight");
+            return false;
         }
         c.completed.store(done + n, std::memory_order_relaxed);
         return true;
@@ -112,12 +108,10 @@ struct baseline_counters {
         p.queued.store(p.queued.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
     }
     // The caller knows the n units were counted (known_counted_t): no read of the producer's
-    // line. queued_seen stays a lower bound of queued (what is completed was queued).
+    // line.
     void complete_counted(std::uint32_t n) noexcept {
-        const std::uint32_t done = c.completed.load(std::memory_order_relaxed) + n;
-        if (static_cast<std::int32_t>(done - c.queued_seen) > 0)
-            c.queued_seen = done;
-        c.completed.store(done, std::memory_order_relaxed);
+        c.completed.store(c.completed.load(std::memory_order_relaxed) + n,
+                          std::memory_order_relaxed);
     }
     // limit - inflight >= 0, read from the producer's side: the completion side's line is read
     // only when the room computed from the last reading of it is negative, so a producer far
@@ -134,7 +128,6 @@ struct baseline_counters {
         p.completed_seen = 0;
         p.queued.store(0, std::memory_order_relaxed);
         c.completed.store(0, std::memory_order_relaxed);
-        c.queued_seen = 0;
     }
     [[nodiscard]] std::uint32_t inflight() const noexcept {
         return p.queued.load(std::memory_order_relaxed) -

@@ -96,7 +96,7 @@ public:
 
     /// An invalid cfg is a contract violation; if the handler returns, the defaults are used.
     explicit peer_policy(const config_type& cfg, time_point) noexcept
-        : peer_policy(usable(cfg), checked_tag{}) {}
+        : peer_policy(checked_tag{}, usable(cfg), 0) {}
     peer_policy(const peer_policy&) = delete;
     peer_policy& operator=(const peer_policy&) = delete;
 
@@ -168,8 +168,10 @@ public:
     [[nodiscard]] std::uint32_t units_per_item() const noexcept { return units_per_item_; }
 
 private:
+    // Three parameters, so no two-argument call (P p(cfg, {}), as for the library's other
+    // policies) can mean this one.
     struct checked_tag {};
-    peer_policy(const config_type& cfg, checked_tag) noexcept
+    peer_policy(checked_tag, const config_type& cfg, int) noexcept
         : rule_(cfg), units_per_item_(cfg.units_per_item) {
         publish(rule_.limit());
     }
@@ -181,15 +183,18 @@ private:
         return defaults;
     }
 
-    // Ticks to nanoseconds, saturating (a clock that jumped by centuries must not overflow).
+    // Ticks to nanoseconds, rounded down and saturating (a clock that jumped by centuries
+    // must not overflow). The product is formed in 128 bits before the division, so a period
+    // that is not a whole number of nanoseconds (a 3.579545 MHz timer: 200000000/715909 ns)
+    // loses less than one nanosecond, not whole ticks (review 2026-12-03).
     static std::chrono::nanoseconds to_ns(std::uint64_t ticks) noexcept {
         using per_tick = std::ratio_divide<typename duration::period, std::nano>;
         constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-        constexpr auto num = static_cast<std::uint64_t>(per_tick::num);
-        constexpr auto den = static_cast<std::uint64_t>(per_tick::den);
-        const std::uint64_t whole = ticks / den; // sub-nanosecond ticks round down
-        const std::uint64_t ns = whole > most / num ? most : whole * num;
-        return std::chrono::nanoseconds{static_cast<std::int64_t>(ns)};
+        __extension__ using u128 = unsigned __int128; // GCC and Clang; not ISO C++
+        const u128 ns = static_cast<u128>(ticks) * static_cast<std::uint64_t>(per_tick::num) /
+                        static_cast<std::uint64_t>(per_tick::den);
+        return std::chrono::nanoseconds{
+            static_cast<std::int64_t>(ns > most ? most : static_cast<std::uint64_t>(ns))};
     }
     [[nodiscard]] std::uint32_t items(std::uint32_t units) const noexcept {
         return units / units_per_item_ + (units % units_per_item_ != 0 ? 1U : 0U);

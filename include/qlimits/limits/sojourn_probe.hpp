@@ -125,7 +125,10 @@ public:
     /// Add `units` drained over `ticks`. Returns true when this closed a window (new rate).
     bool add(std::uint32_t units, std::uint64_t ticks) noexcept {
         units_ += units;
-        ticks_ += ticks;
+        // Saturating: with windows of 2^63 ticks and more two adds could wrap to a window that
+        // never closes.
+        constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+        ticks_ = ticks > most - ticks_ ? most : ticks_ + ticks;
         if (ticks_ < window_) return false;
         // units_ < 2^64 / 2^32 unless a window holds 2^32 units or more: clamp, never wrap.
         constexpr std::uint64_t cap = std::numeric_limits<std::uint64_t>::max() >> rate_shift;

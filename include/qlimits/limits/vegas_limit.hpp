@@ -74,11 +74,16 @@ public:
     /// cfg must be valid (the facade checks); initial_limit is clamped into [min, max].
     explicit constexpr vegas_rule(const vegas_config& cfg) noexcept : cfg_(cfg) { reset(); }
 
-    /// One RTT sample: rtt (> 0; 0 is read as 1 ns), the items in flight when it was taken, and
-    /// whether it was a drop. Returns the new limit.
+    /// One RTT sample: rtt, the items in flight when it was taken, and whether it was a drop.
+    /// Returns the new limit. A sample of 0 ns or less is ignored (Netflix's VegasLimit refuses
+    /// it: "rtt must be >0"): taken as a 1 ns no-load RTT it made every later sample look
+    /// queued and cut the limit until the next probe (review 2026-12-03). It happens with
+    /// completions within one tick of the probe's arming on a coarse clock.
     std::uint32_t on_sample(std::chrono::nanoseconds rtt, std::uint32_t inflight,
                             bool dropped) noexcept {
-        const auto r = static_cast<std::uint64_t>(rtt.count() > 0 ? rtt.count() : 1);
+        if (rtt.count() <= 0) [[unlikely]]
+            return limit();
+        const auto r = static_cast<std::uint64_t>(rtt.count());
         ++since_probe_;
         if (static_cast<double>(since_probe_) >=
             jitter_ * static_cast<double>(cfg_.probe_multiplier) * estimate_) {
