@@ -446,6 +446,9 @@ int pipeline_main(int argc, char** argv) {
                 for (const auto& [name, list] : v)
                     if (p.contains(name)) p[name] = list.front();
                 for (const auto& [name, value] : pipe::as_params(*mach)) p[name] = value;
+                // The pipeline measures --duration-ms after its warm-up; the twin's duration
+                // includes the warm-up: the same measured window needs both.
+                p["duration-ms"] = p.at("duration-ms") + p.at("warmup-ms");
                 p["pattern"] = pat;
                 if (row.row_value) p[row.entry->row_param] = *row.row_value;
                 sim::tring::model model{p, row};

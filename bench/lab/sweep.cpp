@@ -99,13 +99,25 @@ int sweep_main(int argc, char** argv) {
         rest.push_back(argv[i]);
     }
     if (swept.empty()) {
-        std::fprintf(stderr, "qlimits-lab sweep: give one parameter as a range (--NAME=a..b[:n]) "
-                             "or a list (--NAME=a,b,c)\n%s", usage);
+        std::fprintf(stderr, "qlimits-lab sweep: give one parameter as a range (--NAME=a..b[:n]), "
+                             "or as a list (--NAME=a,b,c) if 'run' takes one value of it\n%s",
+                     usage);
         return exit_usage;
     }
+    // The swept parameter given again as a plain value would be overridden without a word.
+    for (std::size_t i = 2; i < rest.size(); ++i)
+        if (std::string_view{rest[i]}.rfind("--" + swept + "=", 0) == 0) {
+            std::fprintf(stderr, "qlimits-lab sweep: --%s given twice\n", swept.c_str());
+            return exit_usage;
+        }
     sim::run_options opt;
     if (auto err = sim::parse_run(static_cast<int>(rest.size()), rest.data(), scenarios, opt)) {
         std::fprintf(stderr, "qlimits-lab sweep: %s\n", err->c_str());
+        return exit_usage;
+    }
+    if (!opt.csv_dir.empty()) {
+        std::fprintf(stderr, "qlimits-lab sweep: --csv is for 'run' (time series of one run); a "
+                             "sweep writes --json and --svg\n");
         return exit_usage;
     }
     std::vector<sim::job> jobs;
@@ -114,6 +126,12 @@ int sweep_main(int argc, char** argv) {
         std::vector<sim::param_lists> user = opt.params;
         user[0][swept] = {v};
         for (auto& j : sim::plan(opt.scenarios, user, opt.policies)) {
+            // A case that does not use the swept value (it sets the parameter itself, or
+            // ignores it) would show the same run beside every value: left out.
+            if (const auto it = j.params.find(swept);
+                (it != j.params.end() && it->second != v) ||
+                (j.sc->case_ignores && j.sc->case_ignores(j.params, swept)))
+                continue;
             if (auto err = sim::validate(j)) {
                 std::fprintf(stderr, "qlimits-lab sweep: %s\n", err->c_str());
                 return exit_usage;

@@ -134,6 +134,12 @@ int whatif_main(int argc, char** argv) {
         }
         if (auto e = sim::parse_param_arg(specs, arg, user))
             return refuse(*e);
+        // The capture is the producer: the synthetic producer's shape does not apply.
+        for (const char* unused : {"pattern", "rate", "burst", "burst-gap-us"})
+            if (arg.rfind("--" + std::string{unused} + "=", 0) == 0)
+                return refuse("--" + std::string{unused} +
+                              " shapes thread-ring's own producer; a replay's producer is the "
+                              "capture");
     }
     if (file.empty())
         return refuse("missing CAPTURE (see --help)");

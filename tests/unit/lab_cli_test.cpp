@@ -239,7 +239,15 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
           "sweep veth-bql", "sweep veth-bql --ring=8..4", "sweep veth-bql --ring=8..64 --jitter=0..1",
           "sweep nope --ring=8,16", "calibrate extra",
           // each value in range, together too much: a 64 GiB payload pool; 17 min to drain
-          "pipeline --item-bytes=65536 --ring=1048576", "pipeline --ring=1048576 --work-ns=1e6"}) {
+          "pipeline --item-bytes=65536 --ring=1048576", "pipeline --ring=1048576 --work-ns=1e6",
+          // review 2026-12-03: runs the event budget did not see (a speed case's own cost,
+          // probes), values that cannot run together, sweep options that did nothing
+          "run veth-bql --producer-ns=1 --base-cost-ns=1000000 --nrules=0 --adversarial=0",
+          "run veth-bql --nrules=13000 --speed-cases=0 --adversarial=0 --duration-ms=600000 "
+          "--probe-interval-us=1",
+          "run virtio-dim --msg-bytes=4096 --mss=4000 --window-bytes=2000",
+          "sweep thread-ring --work-ns=100..200:3 --work-ns=5",
+          "sweep thread-ring --work-ns=100..200:3 --csv x"}) {
         const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
         const int status = std::system(cmd.c_str());
         INFO(args);
@@ -282,6 +290,12 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
                                "--work-ns=100..900:3 --policy=none,dql --svg " + dir.string());
     for (const char* v : {" 100 ", " 500 ", " 900 "}) CHECK(sw.find(v) != std::string::npos);
     CHECK(std::filesystem::exists(dir / "sweep__thread-ring__work-ns__flood.svg"));
+    // veth's speed and adversarial cases set their own rule count: not beside swept values.
+    const std::string vs = run("sweep veth-bql --nrules=0..1000:2 --policy=none --duration-ms=40 "
+                               "--warmup-ms=10 --no-svg");
+    CHECK(vs.find("nrules=1000") != std::string::npos);
+    CHECK(vs.find("cost=") == std::string::npos);
+    CHECK(vs.find("adversarial") == std::string::npos);
     std::filesystem::remove_all(dir, ec);
 }
 
@@ -437,4 +451,39 @@ TEST_CASE("lab --json: one object per run with scenario, policy, params and metr
         CHECK((metrics->at("limit_mean")->kind == jvalue::null_v) == !has_limit);
         CHECK(metrics->at("throughput_pps")->num > 0);
     }
+}
+
+TEST_CASE("lab: a sweep leaves out cases that do not use the swept value; --json names them") {
+    // Review 2026-12-03: a sweep of --nrules printed veth's speed and adversarial cases (which
+    // set their own cost and rule count) beside every value, with the same run each time; and
+    // the JSON of those cases did not say what made them differ.
+    static const std::vector<scenario> all = all_scenarios();
+    const scenario* veth = nullptr;
+    for (const auto& s : all)
+        if (s.name == "veth-bql") veth = &s;
+    REQUIRE(veth != nullptr);
+    REQUIRE(veth->case_ignores);
+    run_options o;
+    REQUIRE_FALSE(parse({"veth-bql", "--policy=none", "--duration-ms=40", "--warmup-ms=10"}, o));
+    const auto jobs = plan(o.scenarios, o.params, o.policies);
+    int speed = 0, adversarial = 0;
+    for (const auto& j : jobs) {
+        if (j.params.contains("speed-case")) {
+            ++speed;
+            CHECK(veth->case_ignores(j.params, "nrules"));
+            CHECK(veth->case_ignores(j.params, "base-cost-ns"));
+            CHECK_FALSE(veth->case_ignores(j.params, "producer-ns"));
+            const run_result r = execute_one(j);
+            bool named = false;
+            for (const auto& [k, v] : r.params) named = named || k == "speed-case";
+            CHECK(named);
+        } else if (j.params.contains("adversarial-case")) {
+            ++adversarial;
+            CHECK(veth->case_ignores(j.params, "nrules"));
+        } else {
+            CHECK_FALSE(veth->case_ignores(j.params, "nrules"));
+        }
+    }
+    CHECK(speed == 2);
+    CHECK(adversarial == 1);
 }

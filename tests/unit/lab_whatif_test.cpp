@@ -255,3 +255,63 @@ TEST_CASE("whatif: a channel capture with zero-unit items reads back and replays
             FAIL_CHECK(f);
     }
 }
+
+namespace {
+// A capture's text read and turned into a workload, both required to succeed.
+void read_workload(const std::string& text, qlimits::capture_data& c, trace_workload& w) {
+    REQUIRE(qlimits::read_capture(text, c).ok);
+    REQUIRE(!make_trace_workload(c, std::nullopt, w));
+}
+} // namespace
+
+TEST_CASE("whatif: the capture's own rate stays its rate under a longer --duration-ms") {
+    // Review 2026-12-03: 'captured' divided the items of a 20 ms capture by a 200 ms window.
+    std::string text = "qlimits-capture v1\n";
+    for (int i = 0; i < 2000; ++i) {
+        const auto t = std::to_string(i * 1000); // one item per us
+        const auto done = std::to_string(i * 1000 + 500);
+        text += "i " + t + " " + t + " " + t + " 1\nc " + done + " 1\ns " + done + " " + done +
+                " 1\n";
+    }
+    qlimits::capture_data c;
+    trace_workload w;
+    read_workload(text, c, w);
+    param_values v;
+    REQUIRE(!whatif::values_for(c, w, {}, v));
+    const double own = whatif::observed(c, v).get("throughput_pps").value_or(0);
+    CHECK(own == doctest::Approx(1e6).epsilon(0.02));
+    REQUIRE(!whatif::values_for(c, w, {{"duration-ms", {200}}, {"warmup-ms", {0}}}, v));
+    CHECK(whatif::observed(c, v).get("throughput_pps").value_or(0) == doctest::Approx(1e6).epsilon(0.02));
+}
+
+TEST_CASE("whatif: --duration-ms alone sets a warm-up of a tenth of it") {
+    // Review 2026-12-03: the warm-up stayed a tenth of the capture's span, so a long capture
+    // replayed for --duration-ms=1000 was refused ("--warmup-ms must be below --duration-ms").
+    const std::string text = "qlimits-capture v1\ni 0 10 20 1\ni 700000000000 700000000000 "
+                             "700000000001 1\nc 700000000002 2\ns 100 200 2\n";
+    qlimits::capture_data c;
+    trace_workload w;
+    read_workload(text, c, w);
+    param_values v;
+    const auto e = whatif::values_for(c, w, {{"duration-ms", {1000}}}, v);
+    CHECK_MESSAGE(!e, (e ? *e : ""));
+    CHECK(v.at("warmup-ms") == 100);
+}
+
+TEST_CASE("whatif: the event budget counts the pace a closed-loop replay may reach") {
+    // Review 2026-12-03: a capture at 1000 items/s whose sends blocked replays at millions of
+    // items/s closed loop; the budget was computed at the capture's pace only.
+    std::string text = "qlimits-capture v1\n";
+    for (int i = 0; i < 1000; ++i) { // wanted as soon as the last send returned; entered 1 ms on
+        const auto w0 = std::to_string(static_cast<long long>(i) * 1000000);
+        const auto t = std::to_string(static_cast<long long>(i + 1) * 1000000);
+        text += "i " + w0 + " " + t + " " + t + " 1\nc " + t + " 1\ns " + t + " " + t + " 1\n";
+    }
+    qlimits::capture_data c;
+    trace_workload w;
+    read_workload(text, c, w);
+    param_values v;
+    const auto e = whatif::values_for(c, w, {{"duration-ms", {600000}}}, v);
+    REQUIRE(e.has_value());
+    CHECK(e->find("budget") != std::string::npos);
+}

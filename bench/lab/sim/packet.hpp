@@ -12,7 +12,8 @@ struct packet {
     ns_t posted = 0;          ///< entered the ring (its sojourn starts here)
     std::uint32_t bytes = 0;  ///< wire size
     std::uint32_t flow = 0;   ///< source flow (fair queuing key)
-    std::uint32_t cost_ns = 0; ///< consumer work for this packet (software ring only)
+    ns_t cost_ns = 0;         ///< consumer work for this packet (software ring only; 64-bit:
+                              ///< nrules x rule-ns reaches 10^12 ns within the documented ranges)
     bool probe = false;       ///< ping / request-response packet: its delay is measured
 };
 

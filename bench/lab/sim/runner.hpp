@@ -2,6 +2,7 @@
 // run is independent and seeded, so the thread count changes the wall time, never a number.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -64,6 +65,8 @@ inline std::optional<std::string> validate(const job& j) {
                       warm, dur);
         return std::string{buf};
     }
+    if (j.sc->check)
+        if (auto e = j.sc->check(j.params)) return e;
     if (j.sc->estimate_events) {
         const auto [events, knobs] = j.sc->estimate_events(j.params);
         if (events > event_budget) {
@@ -89,6 +92,17 @@ inline run_result execute_one(const job& j) {
     for (const auto& spec : j.sc->params)
         if (auto it = j.params.find(spec.name); it != j.params.end())
             r.params.emplace_back(spec.name, format_value(spec, it->second));
+    // A case's own values beyond the parameters (veth's speed-case, adversarial-case): what
+    // made this run differ from the others of the same parameters.
+    for (const auto& [name, value] : j.params) {
+        const bool spec = std::any_of(j.sc->params.begin(), j.sc->params.end(),
+                                      [&](const param_spec& s) { return s.name == name; });
+        if (!spec) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.17g", value);
+            r.params.emplace_back(name, buf);
+        }
+    }
     return r;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,12 @@ struct scenario {
     /// Roughly how many events a run of these values would simulate, and the parameters that
     /// set the rate (named in the refusal when the estimate is over event_budget).
     std::function<std::pair<double, std::string>(const param_values&)> estimate_events;
+    /// Whether a case of these values ignores a parameter (veth's speed cases set their cost
+    /// from --speed-cases, not from --base-cost-ns, --nrules or --rule-ns): a sweep of that
+    /// parameter leaves such cases out. Empty: every case uses every parameter.
+    std::function<bool(const param_values&, const std::string&)> case_ignores;
+    /// A refusal for values that are each in range but cannot run together (empty: none).
+    std::function<std::optional<std::string>(const param_values&)> check;
     /// Markdown lines setting the model's results beside the seed's numbers.
     std::function<std::string(const std::vector<run_result>&)> compare;
 };

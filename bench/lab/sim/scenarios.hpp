@@ -216,12 +216,27 @@ inline std::vector<scenario> all_scenarios() {
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return veth::cases(specs, l); };
         s.compare = compare_veth;
-        // ~3 events per packet at the slower of producer and consumer.
+        // ~3 events per packet at the slower of producer and consumer (a speed case's cost is
+        // a multiple of the producer's; the adversarial case's cheap packets are the fastest),
+        // ~3 per probe (sent, queued, answered) and one per time-series sample.
         s.estimate_events = [](const param_values& p) {
-            const double cost = p.at("base-cost-ns") + p.at("nrules") * p.at("rule-ns");
-            const double per_s = 1e9 / std::max({p.at("producer-ns"), cost, 1.0});
+            double cost = p.contains("speed-case")
+                              ? p.at("speed-case") * p.at("producer-ns")
+                              : p.at("base-cost-ns") + p.at("nrules") * p.at("rule-ns");
+            if (p.contains("adversarial-case") && p.at("adversarial-case") != 0)
+                cost = std::min(cost, p.at("cheap-ns"));
+            const double per_s = 1e9 / std::max({p.at("producer-ns"), cost, 1.0}) +
+                                 3 * 1e6 / p.at("probe-interval-us") + 1e6 / p.at("sample-us");
             return std::pair{3 * per_s * p.at("duration-ms") / 1e3,
-                             std::string{"--producer-ns or --base-cost-ns"}};
+                             std::string{"--producer-ns, --base-cost-ns, --probe-interval-us or "
+                                         "--sample-us"}};
+        };
+        s.case_ignores = [](const param_values& p, const std::string& name) {
+            if (p.contains("speed-case"))
+                return name == "base-cost-ns" || name == "nrules" || name == "rule-ns";
+            if (p.contains("adversarial-case") && p.at("adversarial-case") != 0)
+                return name == "nrules";
+            return false;
         };
         out.push_back(std::move(s));
     }
@@ -265,6 +280,13 @@ inline std::vector<scenario> all_scenarios() {
         const auto specs = s.params;
         s.cases = [specs](const param_lists& l) { return cases_of(specs, l); };
         s.compare = compare_virtio_dim;
+        // A segment of up to one MSS must fit the receive window, or the sender never sends.
+        s.check = [](const param_values& p) -> std::optional<std::string> {
+            if (p.at("window-bytes") < p.at("mss"))
+                return std::string{"--window-bytes must be at least --mss (no segment would fit "
+                                   "the receive window)"};
+            return std::nullopt;
+        };
         // ~5 events per message (send, arrive, interrupt, NAPI, read), at the slower of the
         // sender's CPU and the wire.
         s.estimate_events = [](const param_values& p) {

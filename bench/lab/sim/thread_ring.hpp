@@ -62,7 +62,7 @@ inline std::vector<param_spec> machine_params() {
     return {
         {"timer-slack-us", "50", 0, 1e6, false, false, {}, "us",
          "Linux default timer slack of a normal thread, 50 us (prctl(2) PR_SET_TIMERSLACK): a "
-         "burst gap's sleep ends up to this late"},
+         "burst gap's sleep ends this late, +-10 %"},
         {"producer-ns", "105", 1, 1e9, false, false, {}, "ns",
          "calibrate, development machine: producer CPU per item (fill, stamp, send)"},
         {"consumer-item-ns", "100", 0, 1e9, false, false, {}, "ns",

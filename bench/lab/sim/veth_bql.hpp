@@ -43,7 +43,8 @@ inline std::vector<param_spec> params() {
         {"rule-ns", "10.39", 0, 1e6, false, false, {}, "ns",
          "seed 001: BQL off, nrules 3500: 27,161 pps -> (36.8 us - 0.442 us) / 3500"},
         {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
-         "modelling choice: +-10% uniform spread of every cost and probe interval"},
+         "modelling choice: +-10% uniform spread of every cost but poll-ns, and of the probe "
+         "interval"},
         {"consumer-wake-ns", "2000", 0, 1e9, false, false, {}, "ns",
          "modelling choice: waking a sleeping NAPI consumer costs microseconds (docs/design.md §4)"},
         {"producer-wake-ns", "1000", 0, 1e9, false, false, {}, "ns",
@@ -205,7 +206,7 @@ private:
             ++qdisc_departures_;
         }
         if (pkt.flow == 0) flood_queued_ = false;
-        pkt.cost_ns = static_cast<std::uint32_t>(jittered(rng_, packet_cost(pkt), jitter_));
+        pkt.cost_ns = jittered(rng_, packet_cost(pkt), jitter_);
         in_hand_ = pkt;
         holding_ = true;
         const ns_t c = jittered(rng_, producer_ns_, jitter_);

@@ -71,6 +71,11 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
     for (const auto& [name, list] : user)
         if (!list.empty())
             out[name] = list.front();
+    // --duration-ms alone: the warm-up is a tenth of it, as of the span (a capture spanning
+    // hours would otherwise keep a warm-up of a tenth of hours).
+    if (const auto d = user.find("duration-ms"), wu = user.find("warmup-ms");
+        d != user.end() && !d->second.empty() && (wu == user.end() || wu->second.empty()))
+        out["warmup-ms"] = std::floor(out["duration-ms"] / 10);
     // The length taken from the capture's span obeys --duration-ms's range too (a capture
     // spanning hours would otherwise simulate hours).
     for (const auto& s : specs)
@@ -80,12 +85,21 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
                    ": give --duration-ms (and --warmup-ms) to replay a part of it";
     if (out["warmup-ms"] >= out["duration-ms"])
         return std::string{"--warmup-ms must be below --duration-ms"};
-    // As `run` does (runner.hpp, validate()): refuse a run over the event budget, here at the
-    // capture's own pace (its items over its span, repeated to fill the duration; ~3 events
-    // per item).
+    // As `run` does (runner.hpp, validate()): refuse a run over the event budget (~3 events per
+    // item), at the faster of the capture's own pace (its items over its span, repeated to fill
+    // the duration) and the pace a closed-loop replay may reach (one item per the larger of the
+    // mean think time and the mean service: a producer whose sends blocked may go faster).
     if (w.size() != 0) {
-        const double per_ns = static_cast<double>(w.size()) /
-                              std::max(1.0, static_cast<double>(w.span));
+        const auto mean = [](const auto& v) {
+            double sum = 0;
+            for (const auto x : v) sum += static_cast<double>(x);
+            return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+        };
+        const double service = w.service.empty() ? out["work-ns"] : mean(w.service);
+        const double closed = 1.0 / std::max({mean(w.think), service, 1.0});
+        const double per_ns = std::max(static_cast<double>(w.size()) /
+                                           std::max(1.0, static_cast<double>(w.span)),
+                                       closed);
         const double events = 3 * std::min(per_ns, 1.0) * out["duration-ms"] * 1e6;
         if (events > event_budget) {
             char buf[240];
@@ -121,8 +135,13 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
     if (c.items.empty())
         return r;
     const auto w0 = c.items.front().wanted_ns;
-    const window win{w0 + static_cast<ns_t>(p.at("warmup-ms")) * ns_per_ms,
-                     w0 + static_cast<ns_t>(p.at("duration-ms")) * ns_per_ms};
+    // Up to the capture's own end: a --duration-ms longer than the capture must not spread its
+    // items over time it does not cover.
+    const ns_t end = c.completions.empty() ? w0 : c.completions.back().at_ns;
+    const ns_t begin = w0 + static_cast<ns_t>(p.at("warmup-ms")) * ns_per_ms;
+    const window win{begin, std::max(begin, std::min(end + 1,
+                                                     w0 + static_cast<ns_t>(p.at("duration-ms")) *
+                                                              ns_per_ms))};
     histogram soj, upstream;
     std::uint64_t taken = 0, covered = 0;
     std::size_t k = 0;
@@ -139,7 +158,7 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
         upstream.add(it.entered_ns - it.wanted_ns);
     }
     const double secs = win.seconds();
-    r.set("throughput_pps", static_cast<double>(soj.count()) / secs);
+    r.set("throughput_pps", secs > 0 ? static_cast<double>(soj.count()) / secs : 0.0);
     r.set("sojourn_mean_us", soj.mean() / 1000);
     r.set("sojourn_p50_us", soj.quantile(0.5) / 1000);
     r.set("sojourn_p99_us", soj.quantile(0.99) / 1000);
