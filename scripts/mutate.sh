@@ -26,6 +26,8 @@ limit=${QLIMITS_MUTATE_TIMEOUT:-90}
 export QLIMITS_HANDSHAKE_ROUNDS=${QLIMITS_HANDSHAKE_ROUNDS:-200000}
 src="$scratch/src" bld="$scratch/build" logs="$scratch/logs"
 mkdir -p "$src" "$bld" "$logs"
+# Each mutant is applied by a few lines of Python.
+command -v python3 >/dev/null || { echo "mutate: python3 is needed (apt-get install python3)" >&2; exit 2; }
 
 # The working tree (tracked and untracked files, not build directories) copied into the
 # scratch source; only files that differ are copied, so the scratch build stays incremental
@@ -36,6 +38,11 @@ mkdir -p "$src" "$bld" "$logs"
     mkdir -p "$src/$(dirname "$f")" && cp "$root/$f" "$src/$f" || exit 2
   fi
 done || { echo "mutate: copying the tree failed" >&2; exit 2; }
+# Files gone from the tree go from the scratch copy too (the CMake files glob sources: a
+# deleted file left there would still be built).
+(cd "$src" && find . -type f -not -path './.git/*' | sed 's|^\./||') | while IFS= read -r f; do
+  [ -e "$root/$f" ] || rm -f "$src/$f"
+done
 
 # The unit tier's targets are built for every mutant; the stress binaries only when the unit
 # tier did not kill it (most mutants never need them).
@@ -94,6 +101,11 @@ while IFS=$'\t' read -r id file orig repl desc; do
   [[ "$id" =~ $only ]] || continue
   log="$logs/$id.log"
   : >"$log"
+  if [ ! -f "$src/$file" ]; then
+    printf '%-28s %-36s %s\n' "$id" "INVALID (no such file: $file)" "$desc"
+    invalid=$((invalid + 1))
+    continue
+  fi
   cp "$src/$file" "$scratch/saved"
   if ! python3 - "$src/$file" "$orig" "$repl" <<'PY' >>"$log" 2>&1
 import sys
@@ -130,4 +142,7 @@ build "$logs/final.log" >/dev/null 2>&1
 echo
 if [ "$total" -gt 0 ]; then
   echo "killed $killed of $total mutants ($((100 * killed / total)) %); $invalid invalid"
+else
+  echo "mutate: no mutant ran ($invalid invalid)" >&2
+  exit 2
 fi

@@ -65,7 +65,7 @@ def main():
         if os.path.exists(path):
             os.remove(path)  # never read a stale result of an earlier draw
         cmd = [args.lab, "run", *case, "--duration-ms=1000", "--warmup-ms=200",
-               "--policy=none,dql,sw,fixed", f"--fixed-limit={fixed}", "--json", path,
+               "--policy=none,dql,sw,fixed", f"--fixed-limit={fixed}", "--no-svg", "--json", path,
                *args.extra]
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         # The lab exits non-zero when a self-check fails on a short run (sw_sweep.sh keeps
@@ -78,6 +78,8 @@ def main():
     t = subprocess.run([sys.executable, os.path.join(here, "sw_targets.py"), *paths],
                        stdout=subprocess.PIPE, text=True)
     print(t.stdout, end="")
+    if t.returncode not in (0, 1):  # 1: rows miss a target (counted above); else no verdict
+        sys.exit(f"sw_targets.py exited {t.returncode}: no verdict")
     budget = 100.0  # software_limit_config::sojourn_budget default, us
     for a in args.extra:
         if a.startswith("--sojourn-us="):
