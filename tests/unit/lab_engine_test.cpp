@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <regex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "../../bench/lab/sim/completion.hpp"
@@ -14,6 +17,7 @@
 #include "../../bench/lab/sim/result.hpp"
 #include "../../bench/lab/sim/rng.hpp"
 #include "../../bench/lab/sim/stats.hpp"
+#include "../../bench/lab/sim/svg.hpp"
 
 using namespace lab::sim;
 
@@ -236,4 +240,30 @@ TEST_CASE("lab honesty checks: conservation and Little's law fail loudly") {
     REQUIRE(bad.failures.size() == 2);
     CHECK(bad.failures[0].find("conservation") != std::string::npos);
     CHECK(bad.failures[1].find("Little") != std::string::npos);
+}
+
+TEST_CASE("lab svg: a legend of 17 policies stays inside the picture, each in its own colour") {
+    // Review 2026-12-03: an 8-colour palette repeated colours (none, vegas-item and aimd-time
+    // shared a grey) and the one-row legend ran to x=1882 in a 1000-wide SVG.
+    std::vector<lab::sim::run_result> rs;
+    for (int i = 0; i < 17; ++i) {
+        lab::sim::run_result r = lab::sim::blank_result();
+        r.scenario = "veth-bql";
+        r.case_label = "nrules=13000";
+        r.policy = "policy-name-" + std::to_string(i);
+        r.set("throughput_pps", 1000.0 + i);
+        rs.push_back(r);
+    }
+    const std::string svg = lab::sim::svg_case(rs);
+    const std::regex legend_rect(R"re(<rect x="([0-9.]+)" y="[0-9.]+" width="12" height="12" fill="(#[0-9a-f]+)")re");
+    std::set<std::string> colours;
+    int n = 0;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), legend_rect); it != std::sregex_iterator(); ++it) {
+        ++n;
+        const double x = std::stod((*it)[1]);
+        CHECK(x + 24 + 7.0 * 14 <= 1000); // the rect, the gap and the 14-letter name fit
+        colours.insert((*it)[2]);
+    }
+    CHECK(n == 17);
+    CHECK(colours.size() == 17);
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report.hpp"
@@ -16,9 +17,13 @@
 namespace lab::sim {
 
 namespace svg_detail {
+// Twenty colours (Tableau's 10, then their light tints, grey first for `none`): every
+// scenario's rows (up to 17 in veth-bql) get one of their own.
 inline const char* color(std::size_t i) {
-    static const char* const palette[] = {"#666666", "#1f77b4", "#d62728", "#2ca02c",
-                                          "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
+    static const char* const palette[] = {
+        "#666666", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+        "#17becf", "#e377c2", "#bcbd22", "#aec7e8", "#ff9896", "#98df8a", "#c5b0d5",
+        "#ffbb78", "#c49c94", "#9edae5", "#f7b6d2", "#dbdb8d", "#222222"};
     return palette[i % (sizeof palette / sizeof palette[0])];
 }
 inline std::string f(double v) {
@@ -48,6 +53,26 @@ inline std::string text(double x, double y, const std::string& s, const char* an
                         int size = 11) {
     return "<text x=\"" + f(x) + "\" y=\"" + f(y) + "\" font-size=\"" + std::to_string(size) +
            "\" text-anchor=\"" + anchor + "\">" + esc(s) + "</text>\n";
+}
+
+/// A legend of `names` from (x0, y0), wrapped into rows that stay within `right`. Returns the
+/// SVG and the height it takes.
+inline std::pair<std::string, double> legend(const std::vector<std::string>& names, double x0,
+                                             double y0, double right) {
+    std::string out;
+    double x = x0, y = y0;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const double w = 24 + 7.0 * static_cast<double>(names[i].size());
+        if (x > x0 && x + w > right) {
+            x = x0;
+            y += 16;
+        }
+        out += "<rect x=\"" + f(x) + "\" y=\"" + f(y) + "\" width=\"12\" height=\"12\" fill=\"" +
+               std::string{color(i)} + "\"/>\n";
+        out += text(x + 16, y + 10, names[i], "start", 11);
+        x += w;
+    }
+    return {out, y - y0 + 16};
 }
 
 /// A time-series panel: one polyline per run, averaged into at most `width` buckets.
@@ -137,7 +162,11 @@ inline std::string svg_case(const std::vector<run_result>& rs) {
                 break;
             }
     const double width = 1000, left = 70, pw = 880, ph = 170;
-    const double bars_top = 40 + 2 * (ph + 60) + 30;
+    std::vector<std::string> names;
+    for (const auto& r : rs) names.push_back(r.policy);
+    const auto [legend_svg, legend_h] = legend(names, left, 30, width - 10);
+    const double top = 60 + legend_h - 16; // the panels start below the legend's last row
+    const double bars_top = top - 20 + 2 * (ph + 60) + 30;
     const std::size_t per_row = 4;
     const double bw = 200, bh = 110;
     const std::size_t rows = (shown.size() + per_row - 1) / per_row;
@@ -149,16 +178,9 @@ inline std::string svg_case(const std::vector<run_result>& rs) {
                       f(height) + "\" font-family=\"sans-serif\">\n"
                       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     out += text(left, 20, "qlimits-lab: " + title, "start", 15);
-    // Legend.
-    double lx = left + 420;
-    for (std::size_t i = 0; i < rs.size(); ++i) {
-        out += "<rect x=\"" + f(lx) + "\" y=\"10\" width=\"12\" height=\"12\" fill=\"" +
-               std::string{color(i)} + "\"/>\n";
-        out += text(lx + 16, 20, rs[i].policy, "start", 11);
-        lx += 24 + 7.0 * static_cast<double>(rs[i].policy.size());
-    }
-    out += line_panel(rs, left, 60, pw, ph, "inflight over time (ring slots held)", false);
-    out += line_panel(rs, left, 60 + ph + 60, pw, ph, "limit over time (policy units)", true);
+    out += legend_svg;
+    out += line_panel(rs, left, top, pw, ph, "inflight over time (ring slots held)", false);
+    out += line_panel(rs, left, top + ph + 60, pw, ph, "limit over time (policy units)", true);
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const double x = left + static_cast<double>(k % per_row) * (bw + 25);
         const double y = bars_top + static_cast<double>(k / per_row) * (bh + 50);
@@ -195,22 +217,18 @@ inline std::string svg_sweep(const std::string& title, const std::string& param,
     if (xmax <= xmin) xmax = xmin + 1;
     const double left = 70, pw = 400, ph = 160, gap_x = 90, gap_y = 70;
     const double width = left + 2 * (pw + gap_x);
-    const double height = 60 + static_cast<double>((shown.size() + 1) / 2) * (ph + gap_y);
+    const auto [legend_svg, legend_h] = legend(policies, left, 30, width - 10);
+    const double height =
+        60 + legend_h - 16 + static_cast<double>((shown.size() + 1) / 2) * (ph + gap_y);
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" +
                       f(width) + "\" height=\"" + f(height) + "\" font-family=\"sans-serif\">\n"
                       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     out += text(left, 20, "qlimits-lab sweep: " + title + ", --" + param, "start", 15);
-    double lx = left;
-    for (std::size_t i = 0; i < policies.size(); ++i) {
-        out += "<rect x=\"" + f(lx) + "\" y=\"30\" width=\"12\" height=\"12\" fill=\"" +
-               std::string{color(i)} + "\"/>\n";
-        out += text(lx + 16, 40, policies[i], "start", 11);
-        lx += 24 + 7.0 * static_cast<double>(policies[i].size());
-    }
+    out += legend_svg;
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const double x0 = left + static_cast<double>(k % 2) * (pw + gap_x);
-        const double y0 = 80 + static_cast<double>(k / 2) * (ph + gap_y);
+        const double y0 = 80 + legend_h - 16 + static_cast<double>(k / 2) * (ph + gap_y);
         double vmax = 0;
         for (const auto& r : rs) vmax = std::max(vmax, r.get(shown[k]).value_or(0));
         vmax = nice_max(vmax);
