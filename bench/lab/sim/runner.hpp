@@ -94,13 +94,13 @@ inline run_result execute_one(const job& j) {
             r.params.emplace_back(spec.name, format_value(spec, it->second));
     // A case's own values beyond the parameters (veth's speed-case, adversarial-case): what
     // made this run differ from the others of the same parameters.
-    for (const auto& [name, value] : j.params) {
+    for (const auto& p : j.params) { // (no structured binding: clang 14 cannot capture one)
         const bool spec = std::any_of(j.sc->params.begin(), j.sc->params.end(),
-                                      [&](const param_spec& s) { return s.name == name; });
+                                      [&](const param_spec& s) { return s.name == p.first; });
         if (!spec) {
             char buf[32];
-            std::snprintf(buf, sizeof buf, "%.17g", value);
-            r.params.emplace_back(name, buf);
+            std::snprintf(buf, sizeof buf, "%.17g", p.second);
+            r.params.emplace_back(p.first, buf);
         }
     }
     return r;
