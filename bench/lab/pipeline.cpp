@@ -1,5 +1,5 @@
 // qlimits-lab pipeline: not a model. Two real threads move items through qlimits::channel over
-// a real SPSC ring, with real wake-ups (futex through std::atomic wait/notify) and a real
+// a real SPSC ring, with real wake-ups (the channel's futex calls, qlimits/detail/futex.hpp) and a real
 // per-item cost (a calibrated busy loop); pipe/real_run.hpp says what is measured and how it
 // is checked. Every policy runs --repeat times, in an order shuffled by --seed each round, each
 // against `none` of the same round; the table shows medians and the spread of the ratio.
@@ -62,6 +62,14 @@ const std::vector<sim::completion_choice>& pipeline_completions() {
 // needs to work off a full ring after the window, 10 s (ten default windows).
 constexpr double pool_bytes_max = 1024.0 * 1024 * 1024;
 constexpr double drain_ms_max = 10'000;
+// The capture log (--capture) is allocated whole before its run: at most 1 GiB, as the pool.
+constexpr double capture_bytes_max = 1024.0 * 1024 * 1024;
+std::size_t capture_log_entries(double run_ms);
+double capture_log_bytes(double run_ms) {
+    return static_cast<double>(capture_log_entries(run_ms)) *
+           static_cast<double>(sizeof(qlimits::capture_item) + sizeof(qlimits::capture_completion) +
+                               sizeof(qlimits::capture_service));
+}
 
 const char* const usage_text =
     "usage: qlimits-lab pipeline [--name=value ...] [--policy=a,b] [--json FILE] [--compare-sim]\n"
@@ -123,10 +131,11 @@ void print_table(const std::vector<sim::run_result>& rs) {
                 "soj.max", ">thr", "inflight", "limit", "stops/s", "p.wake/s", "c.wake/s",
                 "p.cpu/it", "c.cpu/it", "sendw.p99");
     for (const auto& r : rs) {
-        char ratio[64];
-        std::snprintf(ratio, sizeof ratio, "%.3f [%.3f-%.3f]", r.get("throughput_x_none").value_or(1),
-                      r.get("throughput_x_none_min").value_or(1),
-                      r.get("throughput_x_none_max").value_or(1));
+        char ratio[64] = "-";
+        if (r.get("throughput_x_none"))
+            std::snprintf(ratio, sizeof ratio, "%.3f [%.3f-%.3f]", *r.get("throughput_x_none"),
+                          r.get("throughput_x_none_min").value_or(1),
+                          r.get("throughput_x_none_max").value_or(1));
         const auto f = [&](const char* m, const char* fmt = "%.4g") {
             return sim::fmt_num(r.get(m), fmt);
         };
@@ -142,8 +151,8 @@ void print_table(const std::vector<sim::run_result>& rs) {
                     f("producer_cpu_ns_per_item").c_str(), f("consumer_cpu_ns_per_item").c_str(),
                     f("send_wait_p99_us").c_str());
     }
-    std::printf("(times in us; CPU in ns per item from getrusage; x none: throughput against none "
-                "of the same round)\n");
+    std::printf("(times in us; sojourn push to pop, stamped by the ring; CPU in ns per item from "
+                "the threads' CPU clocks; x none: throughput against none of the same round)\n");
 }
 
 /// Sim vs real, per pattern and policy: throughput against none and sojourn p99.
@@ -153,6 +162,7 @@ bool print_compare(const std::vector<sim::run_result>& real, const std::vector<s
     std::printf("| pattern | policy | real x none [min-max] | sim x none | off by | real soj.p99 us | "
                 "sim soj.p99 us | real c.cpu/it | sim c.cpu/it |\n|---|---|---|---|---|---|---|---|---|\n");
     bool all_within = true;
+    std::size_t compared = 0;
     for (const auto& r : real) {
         const sim::run_result* s = nullptr;
         for (const auto& x : sim)
@@ -161,7 +171,9 @@ bool print_compare(const std::vector<sim::run_result>& real, const std::vector<s
         const sim::run_result* none = nullptr;
         for (const auto& x : sim)
             if (x.case_label == r.case_label && x.policy == "none") none = &x;
-        const double rx = r.get("throughput_x_none").value_or(1);
+        if (!r.get("throughput_x_none")) continue; // no real ratio (none moved nothing)
+        ++compared;
+        const double rx = *r.get("throughput_x_none");
         const double sx = none && none->get("throughput_pps").value_or(0) > 0
                               ? s->get("throughput_pps").value_or(0) / *none->get("throughput_pps")
                               : 0;
@@ -176,16 +188,24 @@ bool print_compare(const std::vector<sim::run_result>& real, const std::vector<s
                     sim::fmt_num(r.get("consumer_cpu_ns_per_item")).c_str(),
                     sim::fmt_num(s->get("consumer_cpu_ns_per_item")).c_str());
     }
+    if (compared == 0) {
+        std::printf("\nnothing to compare: no real run moved an item under none\n");
+        return false;
+    }
     std::printf("\n%s\n", all_within ? "every policy and pattern within 15%"
                                      : "NOT every policy and pattern within 15% (see MODEL.md, "
                                        "'thread-ring vs pipeline')");
     return all_within;
 }
 
-/// A log with room for the whole run at 3 M items/s (above what this pipeline reaches).
+/// A log with room for the whole run at 3 M items/s (above what this pipeline reaches here:
+/// 2.3 M with no work and 8-byte items on one core; a faster machine's excess is counted as
+/// dropped by the log and written to the capture).
+std::size_t capture_log_entries(double run_ms) {
+    return static_cast<std::size_t>(3e6 * run_ms / 1000.0) + 1024;
+}
 std::unique_ptr<qlimits::capture_log> capture_log_for(const sim::param_values& v) {
-    const double seconds = (v.at("warmup-ms") + v.at("duration-ms")) / 1000.0;
-    const auto n = static_cast<std::size_t>(3e6 * seconds) + 1024;
+    const std::size_t n = capture_log_entries(v.at("warmup-ms") + v.at("duration-ms"));
     return std::make_unique<qlimits::capture_log>(qlimits::capture_capacity{n, n, n});
 }
 
@@ -260,7 +280,7 @@ int pipeline_main(int argc, char** argv) {
     sim::param_lists user;
     std::vector<std::string> policy_filter;
     std::string json_file, capture_file, capture_policy = "none";
-    bool compare = false;
+    bool compare = false, capture_policy_given = false;
     auto refuse = [](const std::string& msg) {
         std::fprintf(stderr, "qlimits-lab pipeline: %s\n", msg.c_str());
         return exit_usage;
@@ -287,6 +307,7 @@ int pipeline_main(int argc, char** argv) {
         }
         if (arg.rfind("--capture-policy=", 0) == 0) {
             capture_policy = arg.substr(17);
+            capture_policy_given = true;
             continue;
         }
         if (arg.rfind("--policy=", 0) == 0) {
@@ -323,6 +344,20 @@ int pipeline_main(int argc, char** argv) {
             return refuse("--ring x --work-ns: a full ring takes " + sim::fmt_num(drain_ms) +
                           " ms to work off after each run's window, over " +
                           sim::fmt_num(drain_ms_max) + " ms");
+        if (!capture_file.empty()) {
+            const double bytes = capture_log_bytes(largest("warmup-ms") + largest("duration-ms"));
+            if (bytes > capture_bytes_max)
+                return refuse("--capture: a log for --warmup-ms + --duration-ms needs " +
+                              sim::fmt_num(bytes / (1 << 20)) + " MiB, over " +
+                              sim::fmt_num(capture_bytes_max / (1 << 20)) +
+                              " MiB (3 M items/s of room); shorten the run");
+        }
+    }
+    // The output files are opened (and left empty) before anything runs, so a path that
+    // cannot be written is refused at once instead of after every run.
+    for (const std::string* file : {&json_file, &capture_file}) {
+        if (file->empty()) continue;
+        if (!std::ofstream(*file)) return refuse("cannot write " + *file);
     }
 
     // The rows come from the registry; an unknown name is refused before anything runs.
@@ -342,6 +377,8 @@ int pipeline_main(int argc, char** argv) {
         if (r.name == "none" || sim::row_selected(policy_filter, r.name)) chosen.push_back(r);
     const std::vector<double> patterns = v.at("pattern");
     const auto repeat = static_cast<std::size_t>(v.at("repeat")[0]);
+    if (capture_policy_given && capture_file.empty())
+        return refuse("--capture-policy without --capture FILE does nothing");
     if (!capture_file.empty()) {
         if (patterns.size() != 1) return refuse("--capture: give one --pattern");
         bool found = false;
@@ -367,8 +404,12 @@ int pipeline_main(int argc, char** argv) {
     const pipe::busy_work work;
     std::optional<pipe::machine> mach;
     if (compare || !capture_file.empty()) {
+        // Calibrated with the ring, batch and item size the runs (and the twin) use.
+        sim::param_values first;
+        for (const auto& [name, list] : v) first[name] = list.front();
+        const pipe::workload first_workload = pipe::workload::from(first);
         if (tty) std::fprintf(stderr, "measuring this machine (calibrate)...\n");
-        mach = pipe::measure_machine(work);
+        mach = pipe::measure_machine(work, first_workload);
     }
 
     // rounds x patterns x rows, each round in its own shuffled order.
@@ -411,8 +452,8 @@ int pipeline_main(int argc, char** argv) {
                 runs[{pat, "none"}].rounds.back().get("throughput_pps").value_or(0);
             for (const auto& row : chosen) {
                 auto& rr = runs[{pat, row.name}];
-                rr.ratio.push_back(base > 0 ? rr.rounds.back().get("throughput_pps").value_or(0) / base
-                                            : 0);
+                if (base > 0) // a round where none moved nothing has no ratio
+                    rr.ratio.push_back(rr.rounds.back().get("throughput_pps").value_or(0) / base);
             }
         }
     }

@@ -202,6 +202,8 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--ring=2.5"}).find("not a whole number") != std::string::npos);
     CHECK(error_of({"veth-bql", "--ring="}).find("empty") != std::string::npos);
     CHECK(error_of({"veth-bql", "--ring=8,16"}).find("one value") != std::string::npos);
+    // A value given twice ran its case twice (review 2026-12-03).
+    CHECK(error_of({"veth-bql", "--fixed-limit=8,16,8"}).find("gives 8 twice") != std::string::npos);
     CHECK(error_of({"veth-bql", "--ring"}).find("--ring=VALUE") != std::string::npos);
     CHECK(error_of({"virtio-bql", "--qdisc=red"}).find("not one of") != std::string::npos);
     CHECK(error_of({"virtio-bql", "--nrules=0"}).find("unknown parameter") != std::string::npos);
@@ -247,7 +249,14 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
           "--probe-interval-us=1",
           "run virtio-dim --msg-bytes=4096 --mss=4000 --window-bytes=2000",
           "sweep thread-ring --work-ns=100..200:3 --work-ns=5",
-          "sweep thread-ring --work-ns=100..200:3 --csv x"}) {
+          "sweep thread-ring --work-ns=100..200:3 --csv x",
+          // review 2026-12-03 (the real pipeline): duplicates ran twice and merged into one
+          // round's median; --capture-policy alone did nothing; a file that cannot be written
+          // failed (exit 1) after every run; a capture log too large for memory aborted
+          "pipeline --pattern=flood,flood", "pipeline --fixed-limit=8,8",
+          "pipeline --capture-policy=none", "pipeline --json /nonexistent-dir/p.json",
+          "pipeline --capture /nonexistent-dir/p.capture",
+          "pipeline --capture /nonexistent-dir/p.capture --duration-ms=600000"}) {
         const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
         const int status = std::system(cmd.c_str());
         INFO(args);
@@ -256,6 +265,19 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
         CHECK(std::filesystem::file_size(out) > 0); // the message went to stderr
     }
     std::filesystem::remove(out, ec);
+}
+
+/// The metrics object of the only run in a pipeline --json file (kept alive in `root`).
+const jvalue* only_run_metrics(const std::filesystem::path& file, jvalue& root) {
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    jparser jp{text};
+    REQUIRE(jp.value(root));
+    REQUIRE(root.kind == jvalue::array);
+    REQUIRE(root.items.size() == 1);
+    const jvalue* metrics = root.items[0].at("metrics");
+    REQUIRE(metrics != nullptr);
+    return metrics;
 }
 
 TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
@@ -273,6 +295,31 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     CHECK(p.find("dql-batch") != std::string::npos);
     CHECK(p.find("FAILED") == std::string::npos);
     CHECK(std::filesystem::file_size(dir / "p.json") > 0);
+    // Sojourn and inflight are the time in the ring, stamped by the ring at the push and the
+    // pop: never more items in it than its slots. Stamped around the channel's calls (before
+    // 2026-12-03), an 8-slot ring showed 11 in flight.
+    run("pipeline --duration-ms=60 --warmup-ms=10 --repeat=1 --policy=none --ring=8 --batch=8 "
+        "--json " + (dir / "r8.json").string());
+    {
+        jvalue root;
+        const jvalue* metrics = only_run_metrics(dir / "r8.json", root);
+        REQUIRE(metrics->at("inflight_mean") != nullptr);
+        CHECK(metrics->at("inflight_mean")->num > 0);
+        CHECK(metrics->at("inflight_mean")->num <= 8.0 + 1e-9);
+        CHECK(metrics->at("throughput_pps")->num > 0);
+    }
+    // A paced producer's wait for its next item ends with the window (it ran 1 s for a 10 ms
+    // window before), and a window without items reports no sojourn (null), not 0.
+    run("pipeline --duration-ms=10 --warmup-ms=0 --repeat=1 --policy=none --pattern=paced "
+        "--rate=1 --json " + (dir / "paced.json").string());
+    {
+        jvalue root;
+        const jvalue* metrics = only_run_metrics(dir / "paced.json", root);
+        CHECK(metrics->at("throughput_pps")->num == 0);
+        CHECK(metrics->at("sojourn_p99_us")->kind == jvalue::null_v);
+        const jvalue* ratio = metrics->at("throughput_x_none"); // none moved nothing: no ratio
+        CHECK((ratio == nullptr || ratio->kind == jvalue::null_v));
+    }
     // The capture of a run reads back: `%g` wrote a threshold of 0.00001 as 1e-05, which the
     // capture format refuses (found by a review of the format).
     const auto cap = dir / "p.capture";

@@ -42,9 +42,15 @@ public:
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         return p_->completed(n, ns(now));
     }
-    /// One take (channel's per-item path), the time read only if the policy needs it: what
-    /// the channel does for the same policy outside the lab (software_limit reads it about
-    /// once per limit / 8 takes; the others once per call).
+    /// Whether the next post needs its time (dql with a stall threshold): the channel then
+    /// calls on_queued(n, now), as it does for the policy outside the lab.
+    [[nodiscard]] bool wants_post_time() const noexcept { return p_->wants_post_time(); }
+    /// One take, the time read only if the policy needs it (software_limit reads it about once
+    /// per limit / 8 takes; the others once per call). What the channel does for every lab
+    /// policy; outside the lab some take cheaper paths this interface cannot offer per policy:
+    /// fixed_limit and unlimited count before the push (on_unqueued) and skip the clock
+    /// (uses_time = false), fixed_limit asks may_post(), dql reads a coarse clock. The lab's
+    /// rows therefore all pay what dql and software_limit pay, the same virtual calls included.
     template <class Now>
         requires std::is_nothrow_invocable_r_v<time_point, const Now&>
     bool on_taken(std::uint32_t n, Now&& now) noexcept {

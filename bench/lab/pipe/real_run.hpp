@@ -1,21 +1,24 @@
 // One real run of the pipeline: a producer thread and a consumer thread move items through
 // qlimits::channel over the lab's SPSC ring, with one policy from the registry, for a warm-up
 // and then a measured window. What is measured, and how it is kept honest:
-//  - sojourn runs from the moment an item enters the ring: an item whose send was refused is
-//    sent again by the blocking send(); its entry is the moment send() returned (or the
-//    consumer's take, if that came first, so within one doorbell); the time the producer was
-//    blocked is reported apart (send_wait);
+//  - sojourn is the time an item spent in the ring: the ring stamps it at the push that
+//    succeeds and at the pop (pipe/spsc_ring.hpp), so neither the channel's calls around them
+//    (accounting, doorbell, waking the other side) nor a blocked send()'s wait for room is in
+//    it; the producer's wait from an item being ready to its entry is reported apart
+//    (send_wait, over every send of the window: 0-1 us for the sends that did not block);
 //  - inflight is time-weighted: each side integrates its own count over the window (the
-//    producer at each entry, the consumer at each take); Little's law compares it with the
-//    items' own residence times (each clipped to the window, so a short window has no edge
-//    error): two independently kept books that agree only if no item is lost or mis-stamped;
-//  - CPU per item comes from getrusage(RUSAGE_THREAD) taken by each thread at the window's
-//    edges; wake-ups and stops from the channel's own counters at the same edges;
+//    producer at each entry stamp, which the ring hands back, the consumer at each take
+//    stamp), and the window's items are counted by their take stamps. Little's law then
+//    compares that mean with the items' residence times (each clipped to the window). Both
+//    come from the same stamps, so the law holds by construction for items that are counted
+//    once on each side: the check is one of transport (no item lost, duplicated or counted on
+//    one side only), not of the stamps themselves;
+//  - CPU per item comes from each thread's CPU clock (CLOCK_THREAD_CPUTIME_ID) read by that
+//    thread at the window's edges; wake-ups and stops from the channel's own counters, read
+//    by a third thread at the edges and divided by the time between the two readings;
 //  - conservation: every item sent is taken, or found in the ring after both threads stopped,
 //    and the policy's books are back to zero after the drain.
 #pragma once
-
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -40,21 +43,9 @@
 
 namespace lab::pipe {
 
-inline std::uint64_t now_ns() noexcept {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count());
-}
-
-/// This thread's CPU time (user + system) so far, from getrusage(RUSAGE_THREAD).
-inline std::uint64_t thread_cpu_ns() noexcept {
-    rusage ru{};
-    getrusage(RUSAGE_THREAD, &ru);
-    const auto us = [](const timeval& t) {
-        return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(t.tv_usec);
-    };
-    return (us(ru.ru_utime) + us(ru.ru_stime)) * 1000;
-}
+/// This thread's CPU time (user + system), from its CPU clock: exact to the nanosecond where
+/// getrusage(RUSAGE_THREAD) moves in scheduler ticks (25-31 % off over a 10 ms window here).
+inline std::uint64_t thread_cpu_ns() noexcept { return busy_work::cpu_ns(); }
 
 struct workload {
     std::size_t ring = 256, item_bytes = 64, batch = 64, burst = 64;
@@ -83,24 +74,23 @@ struct workload {
 struct measured {
     std::uint64_t items = 0; ///< taken inside the window
     double seconds = 0;
-    sim::histogram sojourn, send_wait;
+    sim::histogram sojourn;   ///< push to pop, items taken inside the window
+    sim::histogram send_wait; ///< ready to entry, every send entering inside the window
     std::uint64_t over = 0;
     double inflight_mean = 0;
     std::uint64_t producer_cpu_ns = 0, consumer_cpu_ns = 0;
     std::uint64_t stops = 0, producer_wakeups = 0, consumer_wakeups = 0;
-    std::optional<std::uint32_t> limit_final;
+    std::uint64_t producer_waits = 0, consumer_sleeps = 0; ///< futex sleeps of each side
+    double counters_seconds = 0; ///< between the two readings of the channel's counters
+    std::optional<std::uint32_t> limit_final; ///< the limit at the window's end
     std::vector<std::string> failures;
 };
 
 namespace detail {
 struct item {
-    std::uint64_t stamp_ns = 0; ///< entry time; for a blocked send, the time it was refused
+    std::uint64_t entry_ns = 0; ///< stamped by the ring at the push
+    std::uint64_t take_ns = 0;  ///< stamped by the ring at the pop
     std::uint64_t seq = 0;
-    bool blocked = false;       ///< entry time kept by the producer (send() blocked)
-};
-struct stamp {
-    std::uint64_t seq, ns;
-    bool in_window;
 };
 } // namespace detail
 
@@ -133,16 +123,10 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     // Producer books.
     std::uint64_t sent = 0, sent_before = 0, p_cpu0 = 0, p_cpu1 = 0;
     double p_integral = 0;
-    std::vector<detail::stamp> blocked_entries; // (seq, entry) of sends that blocked
     // Consumer books.
     std::uint64_t taken = 0, taken_before = 0, c_cpu0 = 0, c_cpu1 = 0, checksum = 0;
     double c_integral = 0;
-    std::vector<detail::stamp> blocked_takes; // (seq, take) of items whose entry the producer has
     double residence = 0; // ns items spent in the ring inside the window (Little's law)
-    const auto resident = [&](std::uint64_t entry, std::uint64_t take) {
-        const std::uint64_t a = std::max(entry, w0), b = std::min(take, w1);
-        return b > a ? static_cast<double>(b - a) : 0.0;
-    };
     const auto threshold = static_cast<std::uint64_t>(s.threshold_us * 1000);
 
     std::thread producer([&] {
@@ -166,25 +150,24 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
                 if (now_ns() >= w1) break;
             }
             if (s.pattern == 2) {
+                // The next item's due time, also cut at the window's end.
                 due += gap_ns;
-                while (static_cast<double>(t = now_ns()) < due)
+                while (static_cast<double>(t = now_ns()) < due && t < w1)
                     if (due - static_cast<double>(t) > 200'000)
                         std::this_thread::sleep_for(std::chrono::microseconds{100});
+                if (t >= w1) break;
             }
             unsigned char* p = &pool[(seq % pool_slots) * s.item_bytes];
             std::fill(p, p + s.item_bytes, static_cast<unsigned char>(seq));
             const std::uint64_t ready = now_ns();
             if (log != nullptr) log->wanted();
-            qlimits::send_status r = ch.try_send(item{ready, seq, false});
-            std::uint64_t entry = ready;
-            if (r == qlimits::send_status::over_limit || r == qlimits::send_status::ring_full) {
-                r = ch.send(item{ready, seq, true});
-                entry = now_ns();
-                blocked_entries.push_back({seq, entry, false});
-            }
+            qlimits::send_status r = ch.try_send(item{0, 0, seq});
+            if (r == qlimits::send_status::over_limit || r == qlimits::send_status::ring_full)
+                r = ch.send(item{0, 0, seq});
             if (r != qlimits::send_status::ok) break;
             if (log != nullptr) log->sent();
             ++sent;
+            const std::uint64_t entry = ring.last_entry_ns();
             if (entry < w0) ++sent_before;
             else if (entry < w1) p_integral += static_cast<double>(w1 - entry);
             if (entry >= w0 && entry < w1) m.send_wait.add(entry - ready);
@@ -201,7 +184,7 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
             const std::size_t n = ch.receive_batch(std::span<item>{buf}, mode);
             if (n == 0) break;
             const std::uint64_t served_from = log != nullptr ? log->now() : 0;
-            const std::uint64_t t = now_ns();
+            const std::uint64_t t = buf[n - 1].take_ns;
             if (!started && t >= w0) {
                 started = true;
                 c_cpu0 = thread_cpu_ns();
@@ -210,25 +193,21 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
                 ended = true;
                 c_cpu1 = thread_cpu_ns();
             }
-            const bool in = t >= w0 && t < w1;
             taken += n;
-            if (t < w0) taken_before += n;
-            if (in) {
-                c_integral += static_cast<double>(n) * static_cast<double>(w1 - t);
-                m.items += n;
-            }
             for (std::size_t i = 0; i < n; ++i) {
-                if (buf[i].blocked) {
-                    blocked_takes.push_back({buf[i].seq, t, in});
-                } else {
-                    residence += resident(buf[i].stamp_ns, t);
-                    if (in) {
-                        const std::uint64_t soj = t > buf[i].stamp_ns ? t - buf[i].stamp_ns : 0;
-                        m.sojourn.add(soj);
-                        if (soj > threshold) ++m.over;
-                    }
+                const item& it = buf[i];
+                const std::uint64_t from = std::max(it.entry_ns, w0), to = std::min(it.take_ns, w1);
+                if (to > from) residence += static_cast<double>(to - from);
+                if (it.take_ns < w0) {
+                    ++taken_before;
+                } else if (it.take_ns < w1) {
+                    c_integral += static_cast<double>(w1 - it.take_ns);
+                    ++m.items;
+                    const std::uint64_t soj = it.take_ns > it.entry_ns ? it.take_ns - it.entry_ns : 0;
+                    m.sojourn.add(soj);
+                    if (soj > threshold) ++m.over;
                 }
-                const unsigned char* p = &pool[(buf[i].seq % pool_slots) * s.item_bytes];
+                const unsigned char* p = &pool[(it.seq % pool_slots) * s.item_bytes];
                 for (std::size_t b = 0; b < s.item_bytes; b += 8) checksum += p[b];
                 work.run(s.work_ns);
             }
@@ -242,28 +221,16 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     w0 = t0 + s.warmup_ms * 1'000'000;
     w1 = w0 + s.duration_ms * 1'000'000;
     go.store(true, std::memory_order_release);
-    // The channel's counters at the window's edges.
+    // The channel's counters at the window's edges (this thread wakes a little late: the
+    // rates divide by the time between the readings, not by the window).
     std::this_thread::sleep_until(std::chrono::steady_clock::time_point{std::chrono::nanoseconds{w0}});
     const auto st0 = ch.stats();
+    const std::uint64_t st0_ns = now_ns();
     std::this_thread::sleep_until(std::chrono::steady_clock::time_point{std::chrono::nanoseconds{w1}});
     const auto st1 = ch.stats();
+    const std::uint64_t st1_ns = now_ns();
     producer.join();
     consumer.join();
-
-    // Blocked sends: their entry is the producer's record, or the take if that came first.
-    std::sort(blocked_entries.begin(), blocked_entries.end(),
-              [](const auto& a, const auto& b) { return a.seq < b.seq; });
-    for (const auto& tk : blocked_takes) {
-        const auto it = std::lower_bound(blocked_entries.begin(), blocked_entries.end(), tk.seq,
-                                         [](const auto& e, std::uint64_t q) { return e.seq < q; });
-        const std::uint64_t entry = it != blocked_entries.end() && it->seq == tk.seq
-                                        ? std::min(it->ns, tk.ns)
-                                        : tk.ns;
-        residence += resident(entry, tk.ns);
-        if (!tk.in_window) continue;
-        m.sojourn.add(tk.ns - entry);
-        if (tk.ns - entry > threshold) ++m.over;
-    }
 
     m.seconds = static_cast<double>(w1 - w0) / 1e9;
     const double window_ns = static_cast<double>(w1 - w0);
@@ -274,7 +241,10 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     m.stops = st1.stops - st0.stops;
     m.producer_wakeups = st1.producer_wakeups - st0.producer_wakeups;
     m.consumer_wakeups = st1.consumer_wakeups - st0.consumer_wakeups;
-    if (auto l = cfg.impl->limit()) m.limit_final = *l;
+    m.producer_waits = st1.producer_waits - st0.producer_waits;
+    m.consumer_sleeps = st1.consumer_sleeps - st0.consumer_sleeps;
+    m.counters_seconds = static_cast<double>(std::max<std::uint64_t>(st1_ns - st0_ns, 1)) / 1e9;
+    if (cfg.impl->limit()) m.limit_final = st1.limit; // read at the window's end, not after the drain
 
     // Honesty: nothing lost or created; the policy's books are empty after the drain.
     item rest{};
@@ -308,24 +278,31 @@ inline void report(sim::run_result& r, const measured& m) {
     const auto per_item = [&](std::uint64_t ns) {
         return m.items > 0 ? static_cast<double>(ns) / items : std::optional<double>{};
     };
+    // A figure over an empty set is absent ("-" in the table), not 0.
+    const auto us_of = [](const sim::histogram& h, double v) {
+        return h.count() > 0 ? v / 1000 : std::optional<double>{};
+    };
+    const auto per_s = [&](std::uint64_t n) {
+        return static_cast<double>(n) / m.counters_seconds;
+    };
     r.set("throughput_pps", items / m.seconds);
     r.set("inflight_mean", m.inflight_mean);
     if (m.limit_final) r.set("limit_final", *m.limit_final);
-    r.set("sojourn_mean_us", m.sojourn.mean() / 1000);
-    r.set("sojourn_p50_us", m.sojourn.quantile(0.5) / 1000);
-    r.set("sojourn_p99_us", m.sojourn.quantile(0.99) / 1000);
-    r.set("sojourn_max_us", static_cast<double>(m.sojourn.max()) / 1000);
+    r.set("sojourn_mean_us", us_of(m.sojourn, m.sojourn.mean()));
+    r.set("sojourn_p50_us", us_of(m.sojourn, m.sojourn.quantile(0.5)));
+    r.set("sojourn_p99_us", us_of(m.sojourn, m.sojourn.quantile(0.99)));
+    r.set("sojourn_max_us", us_of(m.sojourn, static_cast<double>(m.sojourn.max())));
     r.set("sojourn_over_threshold",
           m.sojourn.count() > 0 ? static_cast<double>(m.over) / m.sojourn.count()
                                 : std::optional<double>{});
-    r.set("producer_stops_per_s", static_cast<double>(m.stops) / m.seconds);
-    r.set("producer_wakeups_per_s", static_cast<double>(m.producer_wakeups) / m.seconds);
-    r.set("consumer_wakeups_per_s", static_cast<double>(m.consumer_wakeups) / m.seconds);
+    r.set("producer_stops_per_s", per_s(m.stops));
+    r.set("producer_wakeups_per_s", per_s(m.producer_wakeups));
+    r.set("consumer_wakeups_per_s", per_s(m.consumer_wakeups));
     r.set("producer_cpu_ns_per_item", per_item(m.producer_cpu_ns));
     r.set("consumer_cpu_ns_per_item", per_item(m.consumer_cpu_ns));
     r.set("cpu_util", static_cast<double>(m.consumer_cpu_ns) / (m.seconds * 1e9));
-    r.set("send_wait_mean_us", m.send_wait.mean() / 1000);
-    r.set("send_wait_p99_us", m.send_wait.quantile(0.99) / 1000);
+    r.set("send_wait_mean_us", us_of(m.send_wait, m.send_wait.mean()));
+    r.set("send_wait_p99_us", us_of(m.send_wait, m.send_wait.quantile(0.99)));
 }
 
 } // namespace lab::pipe

@@ -3,6 +3,7 @@
 // scenario runs once per value (the cases of the seed's table).
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -90,6 +91,10 @@ inline std::optional<std::string> parse_list(const param_spec& spec, std::string
                                                                : comma - start);
         double v = 0;
         if (auto err = parse_value(spec, item, v)) return err;
+        // A value given twice would run the same case twice and show it as two rows (or, in
+        // the pipeline, merge two runs into one round's median).
+        if (std::find(out.begin(), out.end(), v) != out.end())
+            return "gives " + std::string(item) + " twice";
         out.push_back(v);
         if (comma == std::string_view::npos) break;
         if (!spec.sweep) return std::string{"takes one value, not a list"};

@@ -38,6 +38,9 @@ public:
         return completed(units, now(ctx));
     }
     virtual void reset(ns_t now) noexcept = 0;
+    /// Whether the next queued() needs its time (qlimits::asks_post_time: dql's stall
+    /// detector); a caller that has no time at hand calls queued(units) otherwise.
+    [[nodiscard]] virtual bool wants_post_time() const noexcept { return false; }
     /// Units the producer may still queue; below 0 it must stop.
     [[nodiscard]] virtual std::int64_t available() const noexcept = 0;
     /// True when the producer must stop (available() < 0).
@@ -59,6 +62,12 @@ public:
         return p_.on_queued(units, to_tick(now));
     }
     bool queued(std::uint32_t units) noexcept override { return p_.on_queued(units); }
+    [[nodiscard]] bool wants_post_time() const noexcept override {
+        if constexpr (qlimits::asks_post_time<P>)
+            return p_.wants_post_time();
+        else
+            return false;
+    }
     bool completed(std::uint32_t units, ns_t now) noexcept override {
         return p_.on_completed(units, to_tick(now));
     }

@@ -76,10 +76,10 @@ inline std::vector<param_spec> machine_params() {
         {"sleep-call-ns", "6800", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: CPU of a futex sleep and its wake-up (sleeper pays)"},
         {"spin-ns", "0", 0, 1e9, false, false, {}, "ns",
-         "std::atomic wait (libstdc++ 12, bits/atomic_wait.h) spins 12 pauses and 4 sched_yield "
-         "calls before the futex; a wake inside that window costs no system call and no "
-         "latency. 0: calibrate does not measure it, and on a loaded machine a sched_yield gives "
-         "the CPU away (MODEL.md: 2000 makes dql-item look free, which the real runs deny)"},
+         "the channel polls before it sleeps (a stopped producer 128 polls of the policy, a "
+         "waiting side about 256 pauses of back-off; channel.hpp); a wake inside that window "
+         "costs no system call and no latency. 0: calibrate does not measure it (MODEL.md: 2000 "
+         "makes dql-item look free, which the real runs deny)"},
         {"barrier-ns", "360", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: the channel's membarrier before the consumer sleeps"},
         {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
