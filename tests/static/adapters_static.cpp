@@ -148,6 +148,35 @@ struct pipe_data_units {
     bool try_pop(int&) noexcept { return true; }
     static constexpr std::uint32_t units = 1500;
 };
+// Overloaded or a template (review 2026-12-03): `&T::units` is ill-formed for these, and the
+// items of such a ring counted 1 each, a byte limit silently became a packet limit.
+struct pipe_overloaded_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    std::uint32_t units(const int& v) const noexcept { return static_cast<std::uint32_t>(v); }
+    std::uint32_t units(const long& v) const noexcept { return static_cast<std::uint32_t>(v); }
+};
+struct pipe_template_units {
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    template <class T>
+    std::uint32_t units(const T& v) const noexcept {
+        return static_cast<std::uint32_t>(v);
+    }
+};
+struct pipe_static_overloaded_units { // callable as Ring::units(item): used, not refused
+    using value_type = int;
+    bool try_push(int&&) noexcept { return true; }
+    bool try_pop(int&) noexcept { return true; }
+    static constexpr std::uint32_t units(const int& v) noexcept {
+        return static_cast<std::uint32_t>(v);
+    }
+    static constexpr std::uint32_t units(const long& v) noexcept {
+        return static_cast<std::uint32_t>(v);
+    }
+};
 struct both_roles {
     using value_type = long;
     bool try_push(long&&) noexcept { return true; }
@@ -171,6 +200,11 @@ static_assert(!ring_has_units<pipe> && ring_units_is_noexcept_uint32<pipe>);
 static_assert(ring_has_units<pipe_member_units> && !channel_ring<pipe_member_units>);
 static_assert(ring_has_units<pipe_mutable_ref_units> && !channel_ring<pipe_mutable_ref_units>);
 static_assert(ring_has_units<pipe_data_units> && !channel_ring<pipe_data_units>);
+static_assert(ring_has_units<pipe_overloaded_units> && !channel_ring<pipe_overloaded_units>);
+static_assert(ring_has_units<pipe_template_units> && !channel_ring<pipe_template_units>);
+static_assert(ring_has_units<pipe_static_overloaded_units> &&
+              channel_ring<pipe_static_overloaded_units>);
+static_assert(qlimits::units_of<pipe_static_overloaded_units>(1500) == 1500);
 static_assert(ring_has_units<sized_pipe> && channel_ring<sized_pipe>);
 static_assert(channel_ring<both_roles> && adaptable_ring<both_roles>);
 static_assert(channel_ring<rings::spsc_ring<int, 8>>);

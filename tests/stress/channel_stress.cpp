@@ -290,3 +290,72 @@ TEST_CASE("channel: a ring failing 1 in 8 spuriously, dql limit, batch consumer"
     const auto o = run<ring_t, dql_>(*ring, {.max_limit = 8 * stress::max_packet}, p);
     check_outcome(o, p);
 }
+
+namespace {
+// Rounds of a short transfer ended by close() from the producer thread; the consumer polls
+// (consumer_wait::spin) or sleeps. What the producer wrote before close() must be visible to a
+// consumer whose receive() returned false, and no item may be left behind.
+template <class Policy>
+void close_after_last_send(qlimits::consumer_wait wait) {
+    constexpr int per_round = 256;
+    const auto rounds = static_cast<int>(stress::share(10) / per_round) + 1;
+    for (int r = 0; r < rounds; ++r) {
+        rings::spsc_ring<int, 64> ring;
+        qlimits::channel<rings::spsc_ring<int, 64>, Policy> ch(ring, {}, wait);
+        int last_words = 0; // plain data: only close()'s ordering makes it safe to read
+        std::thread producer([&] {
+            for (int i = 0; i < per_round; ++i) (void)ch.send(i);
+            last_words = 42;
+            ch.close();
+        });
+        int v = 0, n = 0;
+        while (ch.receive(v)) ++n;
+        const int seen = last_words; // a data race (TSan) without close()'s release/acquire
+        producer.join();
+        REQUIRE(n == per_round);
+        REQUIRE(seen == 42);
+    }
+}
+} // namespace
+
+TEST_CASE("channel: close() after the last send orders it for a polling or sleeping consumer") {
+    // Review 2026-12-03: close() stored `closed` relaxed, so a consumer that found it by polling
+    // had no happens-before edge to the producer's last push (TSan saw the race; a weakly
+    // ordered CPU could return false with the last item still in the ring).
+    close_after_last_send<qlimits::unlimited<>>(qlimits::consumer_wait::spin);
+    close_after_last_send<qlimits::unlimited<>>(qlimits::consumer_wait::sleep);
+    close_after_last_send<qlimits::fixed_limit<>>(qlimits::consumer_wait::spin);
+}
+
+TEST_CASE("channel: inflight() read from a third thread never wraps below zero") {
+    // Review 2026-12-03: inflight() loaded queued first and completed second, so an observer
+    // between the two loads could read ~2^32 (73 of 2.7e9 readings in the review's run). Read
+    // the other way round it is never negative; it may count posts made between the two loads
+    // (an observer preempted there read 6,000 with a limit of 16), so the bound here is what
+    // was ever sent. The wrap was rare: this run guards against it more than it proves it.
+    rings::spsc_ring<int, 64> ring;
+    qlimits::channel<rings::spsc_ring<int, 64>, qlimits::fixed_limit<>> ch(ring, {.limit = 16});
+    const std::uint64_t items = stress::share(20);
+    std::atomic<bool> done{false};
+    std::uint64_t readings = 0, wrapped = 0;
+    std::thread observer([&] {
+        while (!done.load(std::memory_order_relaxed)) {
+            if (ch.inflight() > items) ++wrapped;
+            if (ch.stats().inflight > items) ++wrapped;
+            ++readings;
+        }
+    });
+    std::thread producer([&] {
+        for (std::uint64_t i = 0; i < items; ++i) (void)ch.send(static_cast<int>(i));
+        ch.close();
+    });
+    int v = 0;
+    std::uint64_t n = 0;
+    while (ch.receive(v)) ++n;
+    producer.join();
+    done.store(true);
+    observer.join();
+    CHECK(n == items);
+    CHECK(wrapped == 0);
+    CHECK(readings > 0);
+}

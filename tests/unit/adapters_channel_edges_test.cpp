@@ -175,6 +175,31 @@ TEST_CASE("channel: the live policy's limit can be changed (non-const policy())"
     CHECK(ch.limit() == 5000);
 }
 
+TEST_CASE("channel: a stop that room undid without a wake-up is cleared by the next send") {
+    // Review 2026-12-03: after an over_limit try_send and a raised limit, sends went on while
+    // stopped() still said so, the next real stop was not counted, and the consumer "woke" a
+    // producer that was running.
+    item_ring ring;
+    qlimits::channel<item_ring, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 1000});
+    CHECK(ch.try_send(item{1, 600}) == send_status::ok);
+    CHECK(ch.try_send(item{2, 600}) == send_status::ok);
+    CHECK(ch.try_send(item{3, 600}) == send_status::over_limit);
+    CHECK(ch.stopped());
+    CHECK(ch.stats().stops == 1);
+    CHECK(ch.policy().set_limit(5000)); // room without a completion
+    CHECK(ch.try_send(item{3, 600}) == send_status::ok);
+    CHECK_FALSE(ch.stopped());
+    CHECK_FALSE(ch.stats().stopped);
+    CHECK(ch.policy().set_limit(1000));
+    CHECK(ch.try_send(item{4, 600}) == send_status::over_limit); // 1800 in flight
+    CHECK(ch.stats().stops == 2); // the second stop is counted
+    CHECK(ch.policy().set_limit(5000));
+    CHECK(ch.try_send(item{4, 600}) == send_status::ok);
+    item out;
+    CHECK(ch.try_receive(out));
+    CHECK(ch.stats().producer_wakeups == 0); // the producer was running: nobody to wake
+}
+
 TEST_CASE("channel: waits with a deadline sleep on the futex instead of polling") {
     item_ring ring;
     qlimits::channel<item_ring, qlimits::unlimited<clock_ms>> ch(ring);

@@ -35,8 +35,10 @@
 //   producer after a push:    push, count, pushed   -> F2 -> read asleep, wake the consumer
 //   close():                  store closed          -> F5 -> read both states, wake both
 // After each successful take the consumer also reads the producer's state without a fence and
-// wakes it early if due; the fenced decision F3 is taken when the ring runs empty, which it
-// must, since a stopped producer adds nothing. F3 runs only when something happened since the
+// wakes it early if due; the fenced decision F3 is taken at the first poll that finds the ring
+// empty, which must come, since a stopped producer adds nothing. (A take that runs the ring dry
+// does not fence; until the consumer polls again, a producer that announced a wait for room
+// in that instant relies on its own retries after F1, which see the take's pops.) F3 runs only when something happened since the
 // last F3 (a pop or a completion): if nothing did, the producer's re-check after its own F1
 // sees everything the consumer did, so an idle consumer polls an empty ring without fences.
 // The producer has no such point of its own: it may go idle right after a send, so F2 runs on
@@ -203,10 +205,15 @@ struct channel_stats {
     std::uint64_t stops;            ///< producer stopped by the limit (transitions into stopped)
     std::uint64_t restarts;         ///< stops undone at once by the producer's re-check
     std::uint64_t ring_full;        ///< sends refused because the ring was full
-    std::uint64_t producer_waits;   ///< times send() blocked
-    std::uint64_t producer_wakeups; ///< times the consumer woke a stopped or waiting producer
-    std::uint64_t consumer_sleeps;  ///< times receive() blocked on an empty ring
-    std::uint64_t consumer_wakeups; ///< times the producer woke a sleeping consumer
+    std::uint64_t producer_waits;   ///< times send() went to sleep (the futex may return at
+                                    ///< once if the wake-up came first)
+    std::uint64_t producer_wakeups; ///< times the consumer set a stopped or waiting producer
+                                    ///< running (asleep, about to sleep, or, after try_send,
+                                    ///< only marked stopped)
+    std::uint64_t consumer_sleeps;  ///< times receive() went to sleep on an empty ring (the
+                                    ///< futex may return at once if the wake-up came first)
+    std::uint64_t consumer_wakeups; ///< times the producer woke a consumer asleep or about to
+                                    ///< sleep (one that then found an item did not sleep)
     std::uint64_t membarrier_failures; ///< F4 system calls that failed (then: fences for good)
     std::uint64_t producer_backoff_pauses; ///< pauses after refusals by a full ring
     std::uint64_t consumer_backoff_pauses; ///< pauses after polls of an empty ring, and slips
@@ -240,8 +247,10 @@ template <class P>
 inline constexpr bool policy_uses_time<P> = P::uses_time;
 
 // Debug check of the one-producer / one-consumer rule: a side's methods mark the side busy
-// while they run; a second thread that finds it busy reports the violation. A template on the
-// switch, so translation units built with and without it never define one class two ways.
+// while they run; a second thread that finds it busy reports the violation. Build a program
+// one way: translation units that differ in NDEBUG or QLIMITS_CHECK_SPSC define channel's
+// methods two ways (as assert() does), and the linker keeps one of them, so the check may be
+// silently absent from the units that asked for it.
 template <bool Check>
 class side_guard {
 public:
@@ -416,7 +425,9 @@ public:
     /// send already past its closed check: that item may land after receive() returned false;
     /// a consumer that must not lose it drains with try_receive() once the producer is done.
     void close() noexcept {
-        f_.closed.store(1, std::memory_order_relaxed);
+        // Release: a consumer that finds `closed` by polling (acquire) also finds every item
+        // pushed before close() on this thread (the futex's wake only orders a sleeping one).
+        f_.closed.store(1, std::memory_order_release);
         // F5. Pairs with F1 and F4: a side that re-checks after its fence sees `closed`, or we
         // see its waiting state here and wake it.
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -428,7 +439,7 @@ public:
             detail::wake(f_.producer_state, f_.producer_sleepers, true);
     }
     [[nodiscard]] bool closed() const noexcept {
-        return f_.closed.load(std::memory_order_relaxed) != 0;
+        return f_.closed.load(std::memory_order_acquire) != 0;
     }
 
     /// The producer is stopped by the limit (a completion with room will wake it).
@@ -443,6 +454,8 @@ public:
     /// stopped producer at the consumer's next completion or empty poll.
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
     /// Counters are read one by one (relaxed): each is exact, the set is not one snapshot.
+    /// `inflight` (as inflight()) from a third thread reads the completions, then the posts:
+    /// never below zero, but it may include posts made between the two reads.
     [[nodiscard]] stats_type stats() const noexcept {
         return {p_.stops.load(std::memory_order_relaxed),
                 p_.restarts.load(std::memory_order_relaxed),
@@ -513,6 +526,9 @@ private:
     // Polls of the policy by a producer stopped by the limit before it sleeps (each with one
     // pause: the stop reads only the policy's lines, which the consumer writes anyway).
     static constexpr unsigned over_limit_polls = 128;
+    // Retries of a full ring after the producer announced its wait and fenced, before it
+    // sleeps (each with the back-off of ring_refused(): 4, 8, 16, 16 pauses; a design choice).
+    static constexpr unsigned rechecks_before_sleep = 4;
     // How long a consumer sleeps at most while its handshake may not have been made (the
     // producer has not acknowledged the switch to fences): an upper bound on the delay of a
     // wake-up lost in that window, not a promise of latency.
@@ -670,6 +686,12 @@ private:
                 // us, or this retry sees the slot its pop freed (and the pops it counted).
                 std::atomic_thread_fence(std::memory_order_seq_cst);
                 r = push(item, false);
+                // A consumer that popped without a fence after its take (it fences only on an
+                // empty poll) may have missed our state and we its pops: it would wake us only
+                // at its next poll. Its pops reach us within its store buffer's drain, so a few
+                // more retries (each backs off, about 1 us in all) see them first.
+                for (unsigned k = 0; r == send_status::ring_full && k < rechecks_before_sleep; ++k)
+                    r = push(item, false);
                 if (r == send_status::ring_full) {
                     // Sleep only if an item is in the ring: its pop will wake us. With none, the
                     // ring failed while not full: back off and retry instead.
@@ -721,8 +743,13 @@ private:
     // The producer's admission test, with the BQL stop and re-check. The common case (room)
     // inline in every send; the stop out of line.
     bool admit(std::uint32_t units) noexcept {
-        if (first_look() && books_fit(units, false)) [[likely]]
+        if (first_look() && books_fit(units, false)) [[likely]] {
+            // A stop whose send was refused (try_send) and that nobody has undone since: room
+            // came without a wake-up (a raised limit, or a wake the consumer decided without a
+            // fence). The state is on the line just read for `closed`.
+            clear_state(stopped_by_limit);
             return true;
+        }
         return stop_and_recheck(units);
     }
     [[gnu::noinline]] bool stop_and_recheck(std::uint32_t units) noexcept {
@@ -1005,7 +1032,7 @@ private:
         for (;;) {
             if (take())
                 return true;
-            if (f_.closed.load(std::memory_order_relaxed) != 0)
+            if (f_.closed.load(std::memory_order_acquire) != 0) // pairs with close()'s release
                 return drain_closed(take);
             if (deadline != nullptr && std::chrono::steady_clock::now() >= *deadline)
                 return false;
@@ -1026,7 +1053,7 @@ private:
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
                 return true;
             }
-            if (f_.closed.load(std::memory_order_relaxed) != 0) {
+            if (f_.closed.load(std::memory_order_acquire) != 0) {
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
                 return drain_closed(take);
             }

@@ -61,11 +61,22 @@ concept names_a_stop_member = requires(Ring& r) { r.stopped(); } ||
 template <class Ring>
 concept names_value_type = requires { typename Ring::value_type; };
 
-// A member named `units` of any kind (static or not, function or data, any signature): where
-// one exists it is what the ring means an item to count, so it must be well-formed rather than
-// passed over for item_units (ring_units_is_noexcept_uint32).
+// A member named `units` of any kind (static or not, function or data, any signature,
+// overloaded or a template): where one exists it is what the ring means an item to count, so it
+// must be well-formed rather than passed over for item_units (ring_units_is_noexcept_uint32).
+// `&T::units` alone misses overloads and templates (it is ill-formed for them), so a class is
+// also probed by name lookup: in a class derived from it and from units_probe, `units` is
+// ambiguous exactly when the class has a member of that name. A final class cannot be derived
+// from; for it only the first test applies.
+struct units_probe {
+    int units;
+};
 template <class T>
-concept names_units_member = requires { &T::units; };
+struct units_probe_of : T, units_probe {};
+template <class T>
+concept names_units_member =
+    requires { &T::units; } ||
+    (std::is_class_v<T> && !std::is_final_v<T> && !requires { &units_probe_of<T>::units; });
 
 // Each role lives in its own base so a ring may have either set of members, or both.
 template <class Ring>

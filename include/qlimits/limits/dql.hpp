@@ -252,7 +252,7 @@ public:
         p_.adj_limit.store(lim + done, std::memory_order_relaxed);
         c_.prev_ovlimit = ovlimit;
         c_.prev_last_obj_cnt = p_.last_obj_cnt.load(std::memory_order_relaxed);
-        c_.num_completed.store(done, std::memory_order_relaxed);
+        c_.num_completed.store(done, std::memory_order_release); // see inflight()
         c_.prev_num_queued = queued;
 
         if (stall_thrs != 0) [[unlikely]]
@@ -342,8 +342,12 @@ public:
         return c_.limit.load(std::memory_order_relaxed);
     }
     [[nodiscard]] std::uint32_t inflight() const noexcept {
-        return p_.num_queued.load(std::memory_order_relaxed) -
-               c_.num_completed.load(std::memory_order_relaxed);
+        // Completed first (acquire), queued second: from a third thread the two cannot both be
+        // read at one instant, and a completion read after the post it completes would make
+        // the difference wrap to ~2^32. Read in this order, the queued count is at least the
+        // one each completion read was made against (the completion side's store is release).
+        const std::uint32_t done = c_.num_completed.load(std::memory_order_acquire);
+        return p_.num_queued.load(std::memory_order_relaxed) - done;
     }
     [[nodiscard]] dql_stats stats() const noexcept {
         return dql_stats{

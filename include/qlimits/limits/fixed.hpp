@@ -100,7 +100,7 @@ struct baseline_counters {
             detail::contract_failed(where, "over-completion: completed more than is in flight");
             return false;
         }
-        c.completed.store(done + n, std::memory_order_relaxed);
+        c.completed.store(done + n, std::memory_order_release); // see inflight()
         return true;
     }
     // n units counted by queue() never left (on_unqueued): only the producer writes queued.
@@ -111,7 +111,7 @@ struct baseline_counters {
     // line.
     void complete_counted(std::uint32_t n) noexcept {
         c.completed.store(c.completed.load(std::memory_order_relaxed) + n,
-                          std::memory_order_relaxed);
+                          std::memory_order_release); // see inflight()
     }
     // limit - inflight >= 0, read from the producer's side: the completion side's line is read
     // only when the room computed from the last reading of it is negative, so a producer far
@@ -130,8 +130,12 @@ struct baseline_counters {
         c.completed.store(0, std::memory_order_relaxed);
     }
     [[nodiscard]] std::uint32_t inflight() const noexcept {
-        return p.queued.load(std::memory_order_relaxed) -
-               c.completed.load(std::memory_order_relaxed);
+        // Completed first (acquire), queued second: from a third thread the two cannot both be
+        // read at one instant, and a completion read after the post it completes would make
+        // the difference wrap to ~2^32. Read in this order, the queued count is at least the
+        // one each completion read was made against (the completion side's store is release).
+        const std::uint32_t done = c.completed.load(std::memory_order_acquire);
+        return p.queued.load(std::memory_order_relaxed) - done;
     }
 };
 } // namespace detail

@@ -379,8 +379,12 @@ public:
         return c_.limit.load(std::memory_order_relaxed);
     }
     [[nodiscard]] std::uint32_t inflight() const noexcept {
-        return p_.queued.load(std::memory_order_relaxed) -
-               c_.completed.load(std::memory_order_relaxed);
+        // Completed first (acquire), queued second: from a third thread the two cannot both be
+        // read at one instant, and a completion read after the post it completes would make
+        // the difference wrap to ~2^32. Read in this order, the queued count is at least the
+        // one each completion read was made against (the completion side's store is release).
+        const std::uint32_t done = c_.completed.load(std::memory_order_acquire);
+        return p_.queued.load(std::memory_order_relaxed) - done;
     }
     [[nodiscard]] software_limit_stats stats() const noexcept {
         const double rate = per_tick_of(c_.rate_fp.load(std::memory_order_relaxed));
@@ -492,7 +496,7 @@ private:
         // What the last accepted call reported: takes (before the work) or completions (after).
         if (c_.takes != Lazy) c_.takes = Lazy;
         const std::uint32_t done = before + n;
-        c_.completed.store(done, std::memory_order_relaxed);
+        c_.completed.store(done, std::memory_order_release); // see inflight()
         std::uint64_t t = 0;
         bool timed = true; // t holds this call's time
         // The time, read now for this call (and its take).
