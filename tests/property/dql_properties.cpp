@@ -21,7 +21,10 @@ using raw_step = std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>;
 // Turn raw random numbers into a valid trace: completions never exceed what is in flight, the
 // producer mostly obeys available() (sometimes not), and configuration changes, resets, inits,
 // stall thresholds and oversized enqueues all appear. Returns the trace text.
-std::string realize(const std::vector<raw_step>& steps, const char** failure) {
+// direct (if given): the state line after each q and c, from the policy called directly, in
+// the replayer's verbose format (written here independently of it, as the oracle).
+std::string realize(const std::vector<raw_step>& steps, const char** failure,
+                    std::string* direct = nullptr) {
     qlimits::testing::checked<dql_ms> q{{.hold_time = std::chrono::milliseconds{4}}, {}};
     clock_ms::time_point now{};
     std::string text = "init 4\n";
@@ -33,6 +36,15 @@ std::string realize(const std::vector<raw_step>& steps, const char** failure) {
         text += std::to_string(v);
         text += '\n';
     };
+    const auto snap = [&q, direct] {
+        if (direct == nullptr) return;
+        const qlimits::dql_state st = q.inner().state();
+        for (const std::uint32_t v : {st.limit, st.num_queued, st.num_completed, st.adj_limit,
+                                      st.prev_ovlimit, st.lowest_slack})
+            *direct += std::to_string(v) + ' ';
+        *direct += std::to_string(st.avail()) + ' ' + std::to_string(st.stall_count) + ' ' +
+                   std::to_string(st.stall_max) + '\n';
+    };
     static constexpr std::uint32_t sizes[] = {0, 1, 64, 1500, 1500, 9000, 65536};
     for (const auto& [kind, a, b] : steps) {
         switch (kind % 16) {
@@ -41,6 +53,7 @@ std::string realize(const std::vector<raw_step>& steps, const char** failure) {
             const std::uint32_t n = a % 64 == 0 ? (a >> 6) % (1U << 20) : sizes[a % 7];
             q.on_queued(n, now);
             line("q", n);
+            snap();
             break;
         }
         case 5: case 6: case 7: case 8: { // complete part or all of what is in flight
@@ -48,6 +61,7 @@ std::string realize(const std::vector<raw_step>& steps, const char** failure) {
             const std::uint32_t n = b % 3 == 0 ? inflight : a % (inflight + 1U);
             q.on_completed(n, now);
             line("c", n);
+            snap();
             break;
         }
         case 9: case 10: { // time passes
@@ -93,6 +107,7 @@ std::string realize(const std::vector<raw_step>& steps, const char** failure) {
         default: // an enqueue above the maximum object: refused, counted
             q.on_queued(qlimits::dql_max_object + 1 + a % 1000, now);
             line("q", qlimits::dql_max_object + 1 + a % 1000);
+            snap();
             break;
         }
     }
@@ -166,11 +181,30 @@ TEST_CASE("dql properties: replay is deterministic and agrees with direct calls"
                     }));
 }
 
+TEST_CASE("dql properties: replaying a trace gives the states the direct calls gave") {
+    // Review 2026-12-03: the test above compares the replay only with itself; a replayer that
+    // reset dql at time 0 instead of the trace's time passed it and the whole suite.
+    CHECK(rc::check("replay's verbose state lines equal the direct calls' states",
+                    [](const std::vector<raw_step>& steps) {
+                        const char* failure = nullptr;
+                        std::string direct;
+                        const std::string trace = realize(steps, &failure, &direct);
+                        const auto r = replay(trace);
+                        RC_ASSERT(r.bad_line == 0U);
+                        RC_ASSERT(r.out == direct);
+                    }));
+}
+
 TEST_CASE("dql properties: origin V gives the same limits as origin 0") {
     CHECK(rc::check("counters translated by V leave every limit unchanged",
-                    [](const std::vector<raw_step>& steps, std::uint32_t origin) {
+                    [](const std::vector<raw_step>& steps, std::uint32_t drawn) {
                         const char* failure = nullptr;
                         const std::string trace = realize(steps, &failure);
+                        // Half the cases start just below 2^32, so the counters wrap inside
+                        // the trace: RapidCheck's uint32 values are small at small sizes and
+                        // almost never came near it (0 of 300 runs wrapped; review 2026-12-03).
+                        const std::uint32_t origin =
+                            drawn % 2 == 0 ? drawn : 0U - (drawn >> 1) % 300'000U;
                         // init resets the counters, so the origin goes right after it.
                         const std::string shifted =
                             "init 4\norigin " + std::to_string(origin) + "\n" + trace.substr(7);

@@ -177,3 +177,37 @@ TEST_CASE("seccomp: membarrier denied before the channels were built: fences fro
     });
     CHECK(rc == passed);
 }
+
+TEST_CASE("seccomp: after membarrier fails, an idle consumer sleeps without a deadline again") {
+    // The consumer whose membarrier failed sleeps at most 1 ms at a time until the producer
+    // acknowledges the switch to fences (its next doorbell); after that its sleeps have no
+    // deadline again. A channel that never acknowledged (the doorbell's acknowledge_fences()
+    // removed) passed the ping-pongs above, its idle consumer waking 1,000 times a second
+    // (review 2026-12-03).
+    const int rc = in_child([] {
+        auto r1 = std::make_unique<ring_t>();
+        chan ch(*r1);
+        if (ch.stats().barrier != qlimits::barrier_in_use::membarrier)
+            return int{passed}; // membarrier unavailable here: nothing to switch from
+        if (!deny_membarrier())
+            return int{no_filter};
+        std::atomic<int> got{0};
+        std::thread consumer([&] {
+            std::uint64_t v = 0;
+            while (ch.receive(v)) got.fetch_add(1);
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // its F4 fails: switching
+        (void)ch.send(std::uint64_t{1});                            // the producer acknowledges
+        while (got.load() < 1) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const auto before = ch.stats().consumer_sleeps;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100)); // idle: one sleep at most
+        const auto slept = ch.stats().consumer_sleeps - before;
+        ch.close();
+        consumer.join();
+        std::printf("sleeps of an idle consumer over 100 ms after the switch: %llu\n",
+                    static_cast<unsigned long long>(slept));
+        return slept <= 2 ? int{passed} : int{wrong_mode};
+    });
+    CHECK(rc == passed);
+}

@@ -38,10 +38,16 @@ void run_channel(std::uint64_t items, qlimits::completion mode, std::uint64_t pa
     auto ring = std::make_unique<ring_t>();
     qlimits::channel<ring_t, sw> ch(*ring, small_cap());
     std::atomic<std::uint64_t> bound_errors{0};
+    std::atomic<std::uint64_t> progress{0}; // items received, for the watchdog
+    // Not finished and nothing received for a second: a hang the flags cannot show (a producer
+    // held by the policy with nothing in flight, a wake-up call that was not made).
+    stress::no_progress idle(progress, [&] { return progress.load(std::memory_order_relaxed) <
+                                                    items; });
     stress::watchdog dog(
-        [&ch] {
+        [&ch, idle]() mutable {
             const auto s = ch.stats();
-            return (s.stopped && s.policy.available >= 0) || (s.consumer_asleep && s.inflight > 0);
+            return (s.stopped && s.policy.available >= 0) ||
+                   (s.consumer_asleep && s.inflight > 0) || idle();
         },
         [&ch] { ch.close(); });
     std::thread producer([&] {
@@ -63,6 +69,7 @@ void run_channel(std::uint64_t items, qlimits::completion mode, std::uint64_t pa
                 ++order_errors;
             ++received;
         }
+        progress.store(received, std::memory_order_relaxed);
     }
     producer.join();
     dog.stop();
@@ -108,11 +115,17 @@ TEST_CASE("software_limit stress: tx_gate, a producer and a completer thread") {
     auto descriptors = std::make_unique<rings::spsc_ring<packet, 4096>>();
     std::atomic<bool> abort{false};
     std::atomic<std::uint64_t> bound_errors{0};
-    stress::watchdog dog([&] { return nic.stopped() && gate.policy().available() >= 0; },
-                         [&] {
-                             abort.store(true);
-                             nic.wake();
-                         });
+    std::atomic<std::uint64_t> progress{0}; // items completed, for the watchdog
+    stress::no_progress idle(progress, [&] { return progress.load(std::memory_order_relaxed) <
+                                                    items; });
+    stress::watchdog dog(
+        [&, idle]() mutable {
+            return (nic.stopped() && gate.policy().available() >= 0) || idle();
+        },
+        [&] {
+            abort.store(true);
+            nic.wake();
+        });
     std::thread producer([&] {
         for (std::uint64_t seq = 0; seq < items && !abort.load(std::memory_order_relaxed); ++seq) {
             while (nic.xoff.load(std::memory_order_acquire) != 0 && !abort.load())
@@ -139,6 +152,7 @@ TEST_CASE("software_limit stress: tx_gate, a producer and a completer thread") {
             continue;
         }
         gate.completed(nic, got, qlimits::steady_clock_source::now());
+        progress.store(completed, std::memory_order_relaxed);
     }
     producer.join();
     dog.stop();

@@ -128,13 +128,20 @@ TEST_CASE("tx_gate: exactly 2^31 - 1 units fit the books, one more is refused") 
 
 namespace {
 // dql with one rule of checked<> broken on purpose: the policy lies in state() or available().
-enum class breaks { nothing, available, clamp, max_limit, min_limit, inflight, oversize };
+enum class breaks { nothing, available, clamp, max_limit, min_limit, inflight, oversize, room, reset };
 template <breaks B>
 struct broken_dql : qlimits::dql<clock_ms> {
     using base = qlimits::dql<clock_ms>;
     using base::base;
     [[nodiscard]] std::int64_t available() const noexcept {
-        return base::available() + (B == breaks::available ? 1 : 0);
+        return base::available() + (B == breaks::available ? 1 : 0) +
+               (B == breaks::room && completed_once ? 1 : 0);
+    }
+    // reset: forgets nothing in flight (queues it again).
+    void reset(time_point now) noexcept {
+        const std::uint32_t kept = base::inflight();
+        base::reset(now);
+        if (B == breaks::reset) (void)base::on_queued(kept, now);
     }
     [[nodiscard]] std::uint32_t inflight() const noexcept {
         return base::inflight() + (B == breaks::inflight && completed_once ? 1U : 0U);
@@ -155,6 +162,8 @@ struct broken_dql : qlimits::dql<clock_ms> {
     [[nodiscard]] qlimits::dql_state state() const noexcept {
         qlimits::dql_state s = base::state();
         if (B == breaks::clamp && completed_once) s.limit = s.max_limit + 1;
+        // room: adj_limit (and available(), consistently) one above limit + num_completed.
+        if (B == breaks::room && completed_once) s.adj_limit += 1;
         if (B == breaks::max_limit) s.max_limit = qlimits::dql_max_limit + 1;
         if (B == breaks::min_limit) s.min_limit = qlimits::dql_max_limit + 1;
         return s;
@@ -187,6 +196,16 @@ TEST_CASE("checked<>: each rule catches a policy that breaks exactly it") {
     CHECK(same(first_failure<breaks::inflight>(&at),
                "inflight() differs from queued - completed (mod 2^32)"));
     CHECK(at == 3);
+    CHECK(same(first_failure<breaks::room>(&at),
+               "adj_limit != limit + num_completed after a completion"));
+    CHECK(at == 3);
+    {
+        qlimits::testing::checked<broken_dql<breaks::reset>> r({}, clock_ms::time_point{});
+        (void)r.on_queued(1500, clock_ms::time_point{});
+        r.reset(clock_ms::time_point{});
+        CHECK(same(r.failure(), "reset() kept units in flight"));
+        CHECK(r.failed_at_call() == 2);
+    }
     qlimits::testing::checked<broken_dql<breaks::oversize>> c({}, clock_ms::time_point{});
     (void)c.on_queued(qlimits::dql_max_object + 1, clock_ms::time_point{});
     CHECK(same(c.failure(), "an enqueue above max_object was accepted"));
@@ -196,24 +215,41 @@ TEST_CASE("checked<>: each rule catches a policy that breaks exactly it") {
 TEST_CASE("checked<>: the clamp rule holds only after a completion and only when min <= max") {
     using qlimits::testing::check_dql_state;
     qlimits::dql_state s{};
+    // After a completion the producer's room is the settled limit: adj_limit = limit + completed.
+    const auto with_limit = [&s](std::uint32_t limit) {
+        s.limit = limit;
+        s.adj_limit = limit + s.num_completed;
+        return s;
+    };
+    s.num_completed = 4'294'967'000U; // the rule is modulo 2^32
     s.min_limit = 10;
     s.max_limit = 20;
-    s.limit = 21;
-    CHECK(check_dql_state(s, false) == nullptr);
-    CHECK(check_dql_state(s, true) != nullptr);
-    s.limit = 9;
-    CHECK(check_dql_state(s, true) != nullptr);
-    s.limit = 10;
-    CHECK(check_dql_state(s, true) == nullptr);
-    s.limit = 20;
-    CHECK(check_dql_state(s, true) == nullptr);
+    CHECK(check_dql_state(with_limit(21), false) == nullptr);
+    CHECK(check_dql_state(with_limit(21), true) != nullptr);
+    CHECK(check_dql_state(with_limit(9), true) != nullptr);
+    CHECK(check_dql_state(with_limit(10), true) == nullptr);
+    CHECK(check_dql_state(with_limit(20), true) == nullptr);
     s.min_limit = 30; // min > max: the kernel applies max last; no clamp rule then
-    s.limit = 20;
-    CHECK(check_dql_state(s, true) == nullptr);
+    CHECK(check_dql_state(with_limit(20), true) == nullptr);
     s.min_limit = 0;
     s.max_limit = qlimits::dql_max_limit;
-    s.limit = qlimits::dql_max_limit;
+    CHECK(check_dql_state(with_limit(qlimits::dql_max_limit), true) == nullptr);
+}
+
+TEST_CASE("checked<>: after a completion adj_limit is the settled limit plus the completions") {
+    // Review 2026-12-03: a dql that stored adj_limit from the limit before its clamp gave the
+    // producer room beyond max_limit, and no test saw it (available() read the same adj_limit).
+    using qlimits::testing::check_dql_state;
+    qlimits::dql_state s{};
+    s.min_limit = 0;
+    s.max_limit = 100;
+    s.num_completed = 500;
+    s.limit = 100;
+    s.adj_limit = 600;
     CHECK(check_dql_state(s, true) == nullptr);
+    s.adj_limit = 650; // room from an unclamped limit of 150
+    CHECK(same(check_dql_state(s, true), "adj_limit != limit + num_completed after a completion"));
+    CHECK(check_dql_state(s, false) == nullptr); // set_limit() between rounds may leave it so
 }
 
 namespace {

@@ -9,8 +9,11 @@
 //     inflight(), nor limit(), nor available());
 //   - a completion of more than is in flight is refused (never applied);
 //   - an enqueue above max_object is refused;
-//   - for dql: available() == adj_limit - num_queued (signed 32-bit), and after a completion the
-//     limit lies in [min_limit, max_limit] whenever min_limit <= max_limit.
+//   - reset() forgets what was in flight (inflight() == 0 after it);
+//   - for dql: available() == adj_limit - num_queued (signed 32-bit), and after a completion
+//     adj_limit == limit + num_completed (mod 2^32: the producer's room is the limit the
+//     completion settled on, clamp included) and the limit lies in [min_limit, max_limit]
+//     whenever min_limit <= max_limit.
 // The first broken rule is kept (with the number of the call that broke it); later calls go on.
 // Refused completions go through the contract handler: install a returning handler (see
 // qlimits/config.hpp) when you fuzz with over-completions.
@@ -36,6 +39,8 @@ namespace testing {
     if (after_completion && s.min_limit <= s.max_limit &&
         (s.limit < s.min_limit || s.limit > s.max_limit))
         return "limit outside [min_limit, max_limit] after a completion";
+    if (after_completion && s.adj_limit != s.limit + s.num_completed)
+        return "adj_limit != limit + num_completed after a completion";
     if (s.max_limit > dql_max_limit) return "max_limit above dql_max_limit";
     if (s.min_limit > dql_max_limit) return "min_limit above dql_max_limit";
     return nullptr;
@@ -102,6 +107,7 @@ public:
     void reset(time_point now) noexcept {
         p_.reset(now);
         ++calls_;
+        if (p_.inflight() != 0) fail("reset() kept units in flight");
         sync_model();
         verify(false);
     }
