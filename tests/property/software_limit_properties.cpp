@@ -53,11 +53,14 @@ TEST_CASE("software_limit properties: limit within bounds and checked<> invarian
         c.wake_cost = std::chrono::nanoseconds{*rc::gen::inRange<std::int64_t>(0, 100'000)};
         qlimits::testing::checked<sw> p(c, {});
         bool in_bounds = true;
-        (void)test::drive(p, w, [&](const auto& q, std::uint64_t) {
+        const auto o = test::drive(p, w, [&](const auto& q, std::uint64_t) {
             in_bounds = in_bounds && q.limit() >= c.min_limit && q.limit() <= c.max_limit;
         });
         RC_ASSERT(in_bounds);
         RC_ASSERT(p.ok());
+        // The driver stops when nothing can happen; a producer held then is held for good
+        // (review 2026-12-03: the property passed on a policy that deadlocked it).
+        RC_ASSERT(!o.held_for_good);
     });
     CHECK(ok);
 }
@@ -128,6 +131,7 @@ TEST_CASE("software_limit properties: no growth while the producer is the bottle
         });
         RC_ASSERT(o.stops == 0u);
         RC_ASSERT(highest <= start);
+        RC_ASSERT(!o.held_for_good);
     });
     CHECK(ok);
 }

@@ -59,6 +59,9 @@ struct outcome {
     /// Second half: stops that came with fewer than limit + 1 - max(1, limit / 8) in flight
     /// (the producer held back by room given long ago, not by the limit).
     std::uint64_t early_stops = 0;
+    /// The run ended early with the producer held by the policy and no completion left to
+    /// give it room (nothing can happen any more): a deadlock of the policy.
+    bool held_for_good = false;
 };
 
 /// Run `w` through policy `p` (any limit_policy on a nanosecond manual clock); `observe` is
@@ -138,6 +141,7 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
                 pending = 0;
                 continue;
             }
+            o.held_for_good = stopped && !woken;
             break;
         }
         t = std::max(t, next);
