@@ -74,14 +74,18 @@ inline std::vector<param_spec> machine_params() {
         {"wake-call-ns", "1800", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: CPU of a futex wake with a waiter (waker pays)"},
         {"sleep-call-ns", "6800", 0, 1e9, false, false, {}, "ns",
-         "calibrate, development machine: CPU of a futex sleep and its wake-up (sleeper pays)"},
+         "calibrate, development machine: CPU of a futex sleep and its wake-up (sleeper pays); "
+         "timed through std::atomic wait, which the channel does not use (MODEL.md: the "
+         "channel's own calls, timed since 2026-12-03, gave 3800-4100 on a quiet machine)"},
         {"spin-ns", "0", 0, 1e9, false, false, {}, "ns",
          "the channel polls before it sleeps (a stopped producer 128 polls of the policy, a "
          "waiting side about 256 pauses of back-off; channel.hpp); a wake inside that window "
          "costs no system call and no latency. 0: calibrate does not measure it (MODEL.md: 2000 "
          "makes dql-item look free, which the real runs deny)"},
         {"barrier-ns", "360", 0, 1e9, false, false, {}, "ns",
-         "calibrate, development machine: the channel's membarrier before the consumer sleeps"},
+         "calibrate, development machine: the channel's membarrier before the consumer sleeps, "
+         "timed with no other thread running (MODEL.md: beside a running thread, as in the "
+         "pipeline, 1100-1150 on a quiet machine since 2026-12-03)"},
         {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
          "modelling choice, as veth-bql: +-10% uniform spread of every cost"},
     };
