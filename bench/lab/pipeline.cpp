@@ -353,12 +353,7 @@ int pipeline_main(int argc, char** argv) {
                               " MiB (3 M items/s of room); shorten the run");
         }
     }
-    // The output files are opened (and left empty) before anything runs, so a path that
-    // cannot be written is refused at once instead of after every run.
-    for (const std::string* file : {&json_file, &capture_file}) {
-        if (file->empty()) continue;
-        if (!std::ofstream(*file)) return refuse("cannot write " + *file);
-    }
+
 
     // The rows come from the registry; an unknown name is refused before anything runs.
     const std::vector<sim::policy_row> rows =
@@ -384,6 +379,13 @@ int pipeline_main(int argc, char** argv) {
         bool found = false;
         for (const auto& r : chosen) found = found || r.name == capture_policy;
         if (!found) return refuse("--capture-policy '" + capture_policy + "' is not among the rows run");
+    }
+    // The output files, once every argument is known good: a path that cannot be written is
+    // refused before anything runs, not after every run. Opened for appending, so an existing
+    // file keeps its contents until the run writes it.
+    for (const std::string* file : {&json_file, &capture_file}) {
+        if (file->empty()) continue;
+        if (!std::ofstream(*file, std::ios::app)) return refuse("cannot write " + *file);
     }
 
     std::vector<std::pair<std::string, std::string>> params;

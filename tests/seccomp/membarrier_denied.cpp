@@ -196,9 +196,17 @@ TEST_CASE("seccomp: after membarrier fails, an idle consumer sleeps without a de
             std::uint64_t v = 0;
             while (ch.receive(v)) got.fetch_add(1);
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // its F4 fails: switching
-        (void)ch.send(std::uint64_t{1});                            // the producer acknowledges
+        // The consumer goes to sleep on the empty ring: its F4 fails (switching). Waited for,
+        // not slept on: a consumer not yet scheduled would fail its F4 after the send below.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (ch.stats().membarrier_failures == 0 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (ch.stats().membarrier_failures == 0)
+            return int{wrong_mode};
+        (void)ch.send(std::uint64_t{1}); // the producer acknowledges the switch
         while (got.load() < 1) std::this_thread::yield();
+        if (ch.stats().barrier != qlimits::barrier_in_use::fences_after_failure)
+            return int{wrong_mode};
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         const auto before = ch.stats().consumer_sleeps;
         std::this_thread::sleep_for(std::chrono::milliseconds(100)); // idle: one sleep at most

@@ -177,6 +177,18 @@ struct pipe_static_overloaded_units { // callable as Ring::units(item): used, no
         return static_cast<std::uint32_t>(v);
     }
 };
+// A polymorphic ring with a private virtual destructor: a first detector of overloaded `units`
+// derived a class from the ring, which failed to compile here (review 2026-12-03).
+class poly_ring {
+public:
+    using value_type = int;
+    virtual bool try_push(int&&) noexcept { return true; }
+    virtual bool try_pop(int&) noexcept { return true; }
+    static void destroy(poly_ring* r) { delete r; }
+
+private:
+    virtual ~poly_ring() = default;
+};
 struct both_roles {
     using value_type = long;
     bool try_push(long&&) noexcept { return true; }
@@ -205,6 +217,7 @@ static_assert(ring_has_units<pipe_template_units> && !channel_ring<pipe_template
 static_assert(ring_has_units<pipe_static_overloaded_units> &&
               channel_ring<pipe_static_overloaded_units>);
 static_assert(qlimits::units_of<pipe_static_overloaded_units>(1500) == 1500);
+static_assert(channel_ring<poly_ring> && !ring_has_units<poly_ring>);
 static_assert(ring_has_units<sized_pipe> && channel_ring<sized_pipe>);
 static_assert(channel_ring<both_roles> && adaptable_ring<both_roles>);
 static_assert(channel_ring<rings::spsc_ring<int, 8>>);

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
 #include "qlimits/clock.hpp"
+#include "qlimits/detail/futex.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
 #include "stress_support.hpp"
@@ -166,35 +168,52 @@ TEST_CASE("tx_gate: a stop decision and a completion released together, checked 
     // other gate tests let the completer notice the stop late, so they never reached this
     // window (restarts 0), and a weakened stop fence survived them (scripts/mutants.txt
     // gate-stop-fence: 4,315-4,621 lost in 2e5 rounds here, found by a review 2026-12-03).
+    // Rounds: the suite's share, or fewer if 20 s run out first (each round needs both threads
+    // on a CPU at once; on one CPU, or under TSan beside other tests, rounds are slow). The
+    // waits spin with a pause and yield after 1,000 spins, so a descheduled peer gets the CPU.
     using fixed_gate = qlimits::tx_gate<qlimits::fixed_limit<>, nic_queue>;
     nic_queue nic;
     fixed_gate gate({.limit = 1}, fixed_gate::time_point{});
     const std::uint64_t rounds = stress::share(20);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     std::atomic<std::uint64_t> go{0}, done{0};
+    std::atomic<std::uint64_t> end{~std::uint64_t{0}}; // the last round, once the producer is done
+    const auto await = [](const std::atomic<std::uint64_t>& a, std::uint64_t round) {
+        for (unsigned spins = 0; a.load(std::memory_order_acquire) < round; ++spins) {
+            if (spins < 1000)
+                qlimits::detail::cpu_relax();
+            else
+                std::this_thread::yield();
+        }
+    };
     (void)gate.sent(nic, 1); // one item in flight, at the limit
     std::thread completer([&] {
         std::uint64_t x = 2;
-        for (std::uint64_t r = 1; r <= rounds; ++r) {
-            while (go.load(std::memory_order_acquire) < r) {}
+        for (std::uint64_t round = 1;; ++round) {
+            await(go, round);
+            if (round > end.load(std::memory_order_acquire)) return;
             skew(x);
             (void)gate.completed(nic, 1, fixed_gate::time_point{});
-            done.store(r, std::memory_order_release);
+            done.store(round, std::memory_order_release);
         }
     });
-    std::uint64_t x = 1, lost = 0;
-    for (std::uint64_t r = 1; r <= rounds; ++r) {
+    std::uint64_t x = 1, lost = 0, r = 0;
+    while (r < rounds && (r % 1024 != 0 || std::chrono::steady_clock::now() < until)) {
+        ++r;
         go.store(r, std::memory_order_release);
         skew(x);
         (void)gate.sent(nic, 1);
-        while (done.load(std::memory_order_acquire) < r) {}
+        await(done, r);
         if (nic.stopped()) { // both sides done with room: nobody will wake it
             ++lost;
             nic.wake();
         }
     }
+    end.store(r, std::memory_order_release);
+    go.store(r + 1, std::memory_order_release); // releases the completer, which sees `end`
     completer.join();
     const auto s = gate.stats();
-    MESSAGE("rounds " << rounds << ", stops " << s.stops << ", restarts " << s.restarts
+    MESSAGE("rounds " << r << " of " << rounds << ", stops " << s.stops << ", restarts " << s.restarts
                       << ", wake-ups " << s.wakeups << ", lost " << lost);
     CHECK(lost == 0);
     CHECK(s.stops > 0);

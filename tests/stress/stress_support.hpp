@@ -18,9 +18,9 @@
 
 namespace stress {
 
-/// Items moved by the whole stress suite. Each test takes a share in per mille; the shares add
-/// up to 1000, so the suite moves QLIMITS_STRESS_ITEMS items in total (CI's TSan job can then
-/// size its run with one number).
+/// Items moved by the whole stress suite. Each test takes a share in per mille of it; the
+/// shares add up to about 1200, so the suite moves about 1.2 x QLIMITS_STRESS_ITEMS items
+/// (CI's TSan job sizes its run with this one number).
 inline constexpr std::uint64_t total_items = QLIMITS_STRESS_ITEMS;
 constexpr std::uint64_t share(std::uint64_t permille) noexcept {
     const std::uint64_t n = total_items * permille / 1000;

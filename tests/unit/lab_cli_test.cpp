@@ -289,6 +289,16 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     const auto out = dir / "out.txt";
     auto run = [&](const std::string& args) { return run_lab(lab, out, args, 0); };
     CHECK(run("pipeline --help").find("--compare-sim") != std::string::npos);
+    // A refused command leaves an existing output file as it was (a first version of the
+    // writability check emptied it before the policy names were checked).
+    {
+        const auto keep = dir / "keep.json";
+        std::ofstream(keep) << "[1]";
+        (void)run_lab(lab, out, "pipeline --json " + keep.string() + " --policy=nosuch", 2);
+        std::ifstream in(keep);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        CHECK(text == "[1]");
+    }
     // Tiny real runs: two rows, one round; the checks (conservation, Little) must hold.
     const std::string p = run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 "
                               "--policy=dql-batch --json " + (dir / "p.json").string());

@@ -85,7 +85,7 @@ inline std::vector<param_spec> machine_params() {
         {"barrier-ns", "360", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: the channel's membarrier before the consumer sleeps, "
          "timed with no other thread running (MODEL.md: beside a running thread, as in the "
-         "pipeline, 1100-1150 on a quiet machine since 2026-12-03)"},
+         "pipeline, 1090-1150 on a quiet machine since 2026-12-03)"},
         {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
          "modelling choice, as veth-bql: +-10% uniform spread of every cost"},
     };

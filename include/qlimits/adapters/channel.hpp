@@ -38,7 +38,8 @@
 // wakes it early if due; the fenced decision F3 is taken at the first poll that finds the ring
 // empty, which must come, since a stopped producer adds nothing. (A take that runs the ring dry
 // does not fence; until the consumer polls again, a producer that announced a wait for room
-// in that instant relies on its own retries after F1, which see the take's pops.) F3 runs only when something happened since the
+// in that instant may sleep with room in the ring. Its few retries after F1 make that unlikely;
+// the consumer's next empty poll wakes it.) F3 runs only when something happened since the
 // last F3 (a pop or a completion): if nothing did, the producer's re-check after its own F1
 // sees everything the consumer did, so an idle consumer polls an empty ring without fences.
 // The producer has no such point of its own: it may go idle right after a send, so F2 runs on
@@ -527,7 +528,8 @@ private:
     // pause: the stop reads only the policy's lines, which the consumer writes anyway).
     static constexpr unsigned over_limit_polls = 128;
     // Retries of a full ring after the producer announced its wait and fenced, before it
-    // sleeps (each with the back-off of ring_refused(): 4, 8, 16, 16 pauses; a design choice).
+    // sleeps (each with ring_refused()'s back-off, by then at its cap of 16 pauses, and each
+    // counted in stats().ring_full; a design choice).
     static constexpr unsigned rechecks_before_sleep = 4;
     // How long a consumer sleeps at most while its handshake may not have been made (the
     // producer has not acknowledged the switch to fences): an upper bound on the delay of a
@@ -688,8 +690,10 @@ private:
                 r = push(item, false);
                 // A consumer that popped without a fence after its take (it fences only on an
                 // empty poll) may have missed our state and we its pops: it would wake us only
-                // at its next poll. Its pops reach us within its store buffer's drain, so a few
-                // more retries (each backs off, about 1 us in all) see them first.
+                // at its next poll. Its pops reach us once its store buffer drains, which takes
+                // far less than a few more retries (16 pauses each, the back-off's cap: about
+                // 1.5 us in all); a heuristic for latency, not the guarantee, which remains the
+                // consumer's fenced decision at its next empty poll.
                 for (unsigned k = 0; r == send_status::ring_full && k < rechecks_before_sleep; ++k)
                     r = push(item, false);
                 if (r == send_status::ring_full) {

@@ -64,19 +64,13 @@ concept names_value_type = requires { typename Ring::value_type; };
 // A member named `units` of any kind (static or not, function or data, any signature,
 // overloaded or a template): where one exists it is what the ring means an item to count, so it
 // must be well-formed rather than passed over for item_units (ring_units_is_noexcept_uint32).
-// `&T::units` alone misses overloads and templates (it is ill-formed for them), so a class is
-// also probed by name lookup: in a class derived from it and from units_probe, `units` is
-// ambiguous exactly when the class has a member of that name. A final class cannot be derived
-// from; for it only the first test applies.
-struct units_probe {
-    int units;
-};
-template <class T>
-struct units_probe_of : T, units_probe {};
-template <class T>
+// `&T::units` alone misses overloads and templates (it is ill-formed for them), so a member
+// callable with an item, on an object or on the class, counts too. (Not detected: a `units`
+// the ring makes private or protected, which the ring does not offer to callers.)
+template <class T, class V>
 concept names_units_member =
-    requires { &T::units; } ||
-    (std::is_class_v<T> && !std::is_final_v<T> && !requires { &units_probe_of<T>::units; });
+    requires { &T::units; } || requires(const T& t, const V& v) { t.units(v); } ||
+    requires(T& t, V& v) { t.units(v); } || requires(V& v) { T::units(v); };
 
 // Each role lives in its own base so a ring may have either set of members, or both.
 template <class Ring>
@@ -194,8 +188,9 @@ template <class Ring>
 concept ring_has_units =
     requires(const typename ring_traits<Ring>::value_type& v) { ring_traits<Ring>::units(v); } ||
     (std::is_base_of_v<detail::native_transfer_traits<Ring>, ring_traits<Ring>>
-         ? detail::names_units_member<Ring>                 // the ring's own members
-         : detail::names_units_member<ring_traits<Ring>>); // a specialization's
+         ? detail::names_units_member<Ring, typename ring_traits<Ring>::value_type> // the ring's
+         : detail::names_units_member<ring_traits<Ring>,
+                                      typename ring_traits<Ring>::value_type>); // a specialization's
 template <class Ring>
 concept ring_units_is_noexcept_uint32 =
     !ring_has_units<Ring> || requires(const typename ring_traits<Ring>::value_type& v) {
