@@ -71,34 +71,42 @@ void spin_until(F&& done) {
     }
 }
 
+// The benchmark thread's CPUs when the program started (taskset or a cpuset included).
+const cpu_set_t& initial_cpus() {
+    static const cpu_set_t set = [] {
+        cpu_set_t s;
+        CPU_ZERO(&s);
+        (void)::sched_getaffinity(0, sizeof s, &s);
+        return s;
+    }();
+    return set;
+}
 // Pin the calling thread to `cpu`; false if the machine does not allow it (fewer CPUs, a
-// cpuset without it, QLIMITS_BENCH_NO_PIN set).
+// cpuset or taskset without it, QLIMITS_BENCH_NO_PIN set).
 bool pin(int cpu) {
-    if (std::getenv("QLIMITS_BENCH_NO_PIN") != nullptr || std::thread::hardware_concurrency() < 2)
+    if (std::getenv("QLIMITS_BENCH_NO_PIN") != nullptr || std::thread::hardware_concurrency() < 2 ||
+        !CPU_ISSET(static_cast<unsigned>(cpu), &initial_cpus()))
         return false;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(static_cast<unsigned>(cpu), &set);
     return ::sched_setaffinity(0, sizeof set, &set) == 0;
 }
-// Undo pin() for the benchmark thread (other rows and Google Benchmark's own work).
-void unpin() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (unsigned c = 0; c < std::thread::hardware_concurrency() && c < CPU_SETSIZE; ++c)
-        CPU_SET(c, &set);
-    (void)::sched_setaffinity(0, sizeof set, &set);
-}
+// Undo pin() for the benchmark thread: back to the CPUs it started with (not every CPU, which
+// escaped a taskset; review 2026-12-03).
+void unpin() { (void)::sched_setaffinity(0, sizeof(cpu_set_t), &initial_cpus()); }
 
 // The producer on a thread of its own (CPU 1), the consumer on the benchmark thread (CPU 0);
 // `count` items (round trips for bm_round_trip_*) per run, reported per one as `per`.
 template <class Produce, class Consume>
 void transfer(benchmark::State& st, Produce produce, Consume consume,
               std::uint64_t count = items_per_run, const char* per = "per_item") {
+    (void)initial_cpus(); // read before the first pin
     const bool pinned = pin(0);
+    std::atomic<bool> producer_pinned{true};
     for (auto _ : st) {
         std::thread producer([&] {
-            (void)pin(1);
+            if (!pin(1)) producer_pinned.store(false);
             produce();
         });
         benchmark::DoNotOptimize(consume());
@@ -107,7 +115,7 @@ void transfer(benchmark::State& st, Produce produce, Consume consume,
     unpin();
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) *
                          static_cast<std::int64_t>(count));
-    st.counters["pinned"] = pinned ? 1 : 0;
+    st.counters["pinned"] = pinned && producer_pinned.load() ? 1 : 0; // both threads
     // Seconds per item (shown in ns): unlike items/s, its median over repetitions reads directly.
     st.counters[per] = benchmark::Counter(static_cast<double>(count),
                                           benchmark::Counter::kIsIterationInvariantRate |
@@ -196,7 +204,11 @@ void bm_per_item(benchmark::State& st, const typename Policy::config_type& cfg,
             }
             return sum;
         });
-    st.counters["stops"] = static_cast<double>(ch->stats().stops);
+    // Totals over every iteration of the row; per item they compare across rows (rows run
+    // different numbers of iterations).
+    st.counters["stops_per_item"] = benchmark::Counter(
+        static_cast<double>(ch->stats().stops) / static_cast<double>(items_per_run),
+        benchmark::Counter::kAvgIterations);
 }
 
 // Batched on both sides: sends with more = true (doorbell every 32), per-batch completion.
@@ -250,15 +262,25 @@ void bm_blocking(benchmark::State& st, const typename Policy::config_type& cfg,
             }
             return sum;
         });
+    // Totals over every iteration, shown per item: rows run different numbers of iterations
+    // (review 2026-12-03: the totals were compared across rows).
     const auto s = ch->stats();
-    st.counters["consumer_sleeps"] = static_cast<double>(s.consumer_sleeps);
-    st.counters["stops"] = static_cast<double>(s.stops);
-    st.counters["producer_waits"] = static_cast<double>(s.producer_waits);
+    const auto per_item = [](std::uint64_t n) {
+        return benchmark::Counter(static_cast<double>(n) / static_cast<double>(items_per_run),
+                                  benchmark::Counter::kAvgIterations);
+    };
+    st.counters["consumer_sleeps_per_item"] = per_item(s.consumer_sleeps);
+    st.counters["stops_per_item"] = per_item(s.stops);
+    st.counters["producer_waits_per_item"] = per_item(s.producer_waits);
 }
 
 // A blocking channel whose producer naps every 64 items (so the consumer sleeps, and with
 // membarrier runs the system call), beside a third thread that reads the clock in a loop: its
-// longest gap between two reads is what a busy-polling core of the same process suffers.
+// longest gap between two reads is what a busy-polling core of the same process suffers. The
+// poller gets CPU 2 when the machine allows it (poller_own_cpu=1): then its gaps are the
+// barrier's interrupts and the machine's noise. With two CPUs it shares CPU 1 with the
+// producer (poller_own_cpu=0), and its gaps also hold the scheduler's slices between the two
+// (review 2026-12-03: the row always shared the CPU, which the docs did not say).
 void bm_busy_poller(benchmark::State& st, qlimits::doorbell_barrier barrier) {
     auto ring = std::make_unique<ring_t>();
     auto ch = make_channel<qlimits::unlimited<>>(*ring, {}, qlimits::consumer_wait::sleep, barrier);
@@ -267,8 +289,13 @@ void bm_busy_poller(benchmark::State& st, qlimits::doorbell_barrier barrier) {
     std::atomic<std::int64_t> worst_ns{0};
     std::atomic<std::uint64_t> stalls{0};
     const auto t0 = std::chrono::steady_clock::now();
+    (void)initial_cpus();
+    std::atomic<bool> own_cpu{false};
     std::thread poller([&] {
-        (void)pin(1);
+        if (pin(2))
+            own_cpu.store(true);
+        else
+            (void)pin(1);
         auto last = std::chrono::steady_clock::now();
         std::int64_t worst = 0;
         std::uint64_t over = 0;
@@ -303,6 +330,7 @@ void bm_busy_poller(benchmark::State& st, qlimits::doorbell_barrier barrier) {
     poller.join();
     sleeps = ch->stats().consumer_sleeps;
     st.counters["pinned"] = pinned ? 1 : 0;
+    st.counters["poller_own_cpu"] = own_cpu.load() ? 1 : 0;
     st.counters["consumer_sleeps"] = static_cast<double>(sleeps);
     st.counters["worst_stall_us"] = static_cast<double>(worst_ns.load()) / 1000.0;
     const double secs =
