@@ -64,7 +64,12 @@ constexpr double pool_bytes_max = 1024.0 * 1024 * 1024;
 constexpr double drain_ms_max = 10'000;
 // The capture log (--capture) is allocated whole before its run: at most 1 GiB, as the pool.
 constexpr double capture_bytes_max = 1024.0 * 1024 * 1024;
-std::size_t capture_log_entries(double run_ms);
+/// Entries of each kind a capture log holds for a run of run_ms: room for 3 M items/s (above
+/// what this pipeline reaches here: 2.3 M with no work and 8-byte items on one core; a faster
+/// machine's excess is counted as dropped by the log and written to the capture).
+std::size_t capture_log_entries(double run_ms) {
+    return static_cast<std::size_t>(3e6 * run_ms / 1000.0) + 1024;
+}
 double capture_log_bytes(double run_ms) {
     return static_cast<double>(capture_log_entries(run_ms)) *
            static_cast<double>(sizeof(qlimits::capture_item) + sizeof(qlimits::capture_completion) +
@@ -198,12 +203,7 @@ bool print_compare(const std::vector<sim::run_result>& real, const std::vector<s
     return all_within;
 }
 
-/// A log with room for the whole run at 3 M items/s (above what this pipeline reaches here:
-/// 2.3 M with no work and 8-byte items on one core; a faster machine's excess is counted as
-/// dropped by the log and written to the capture).
-std::size_t capture_log_entries(double run_ms) {
-    return static_cast<std::size_t>(3e6 * run_ms / 1000.0) + 1024;
-}
+/// A log with room for the whole run (capture_log_entries).
 std::unique_ptr<qlimits::capture_log> capture_log_for(const sim::param_values& v) {
     const std::size_t n = capture_log_entries(v.at("warmup-ms") + v.at("duration-ms"));
     return std::make_unique<qlimits::capture_log>(qlimits::capture_capacity{n, n, n});
@@ -353,7 +353,6 @@ int pipeline_main(int argc, char** argv) {
                               " MiB (3 M items/s of room); shorten the run");
         }
     }
-
 
     // The rows come from the registry; an unknown name is refused before anything runs.
     const std::vector<sim::policy_row> rows =
