@@ -3,7 +3,8 @@
 # Each mutant in scripts/mutants.txt is applied alone to a scratch copy of the source tree,
 # built incrementally, and run against two tiers; then reverted. Not in CI (it takes a while:
 # about a minute per mutant on 2 cores); run it before each release and after changing a test.
-#   unit tier:   tests/qlimits_tests (unit, property, static), the replay and compile-fail tests
+#   unit tier:   tests/qlimits_tests (unit, property, static), the replay, compile-fail and
+#                differential tests
 #   stress tier: tests/qlimits_stress and qlimits_stress_fences (two threads), if the unit tier
 #                did not kill the mutant
 # A mutant is "killed" when a tier fails, or when a static_assert (the headers' own, or
@@ -46,7 +47,7 @@ done
 
 # The unit tier's targets are built for every mutant; the stress binaries only when the unit
 # tier did not kill it (most mutants never need them).
-unit_targets=(qlimits_tests qlimits-lab)
+unit_targets=(qlimits_tests qlimits-lab qlimits_sw_inline_look qlimits_sw_inline_look_slow)
 stress_targets=(qlimits_stress qlimits_stress_fences)
 build() {
   cmake --build "$bld" -j"$(nproc)" --target "${unit_targets[@]}" >"$1" 2>&1
@@ -60,9 +61,9 @@ run_tiers() {
   timeout "$limit" "$bld/tests/qlimits_tests" --no-intro=true >>"$log" 2>&1; rc=$?
   if [ $rc -eq 124 ]; then echo "killed: unit (timeout ${limit}s)"; return; fi
   if [ $rc -ne 0 ]; then echo "killed: unit"; return; fi
-  (cd "$bld" && timeout "$limit" ctest -R "^(replay|compile-fail):" -j"$(nproc)" --output-on-failure) >>"$log" 2>&1; rc=$?
+  (cd "$bld" && timeout "$limit" ctest -R "^(replay|compile-fail|differential):" -j"$(nproc)" --output-on-failure) >>"$log" 2>&1; rc=$?
   if [ $rc -eq 124 ]; then echo "killed: unit (timeout ${limit}s)"; return; fi
-  if [ $rc -ne 0 ]; then echo "killed: unit (replay/compile-fail)"; return; fi
+  if [ $rc -ne 0 ]; then echo "killed: unit (replay/compile-fail/differential)"; return; fi
   if ! build_stress "$log"; then
     if grep -q "static assertion failed" "$log"; then echo "killed: build (static_assert)"
     else echo "INVALID (stress tier does not compile)"; fi

@@ -105,6 +105,25 @@ TEST_CASE("software_limit: counters wrap at 2^32 without harm") {
     CHECK(p.limit() <= qlimits::software_limit_config{}.max_limit);
 }
 
+TEST_CASE("software_limit: a producer posting 2^31 past its room is still held by the room it is given") {
+    // A producer that ignores available() until queued - room wraps the signed 32-bit
+    // comparison. A completion then gives room at the new completed count, and the producer is
+    // over it again: it is held, and the next completion must not give room again (as for any
+    // held producer: room comes once inflight <= limit + 1 - step). A review found the inline
+    // look for a running producer (running_look) giving room here, where the slow path did not.
+    sw p({}, at(0));
+    REQUIRE(p.on_queued(5));
+    REQUIRE(p.on_completed(1, at(1000)));
+    for (int i = 0; i < 8; ++i) REQUIRE(p.on_queued(qlimits::software_max_object));
+    REQUIRE(p.on_queued(12)); // queued: 2^31 + 9
+    REQUIRE(p.on_completed(1, at(2000)));
+    const std::int64_t given = p.available();
+    REQUIRE(p.on_queued(1));
+    REQUIRE(p.on_completed(1, at(3000)));
+    CHECK(p.available() == given - 1); // one more posted, no new room
+    CHECK(p.limit() == 8);
+}
+
 TEST_CASE("software_limit: reset forgets what is in flight and every estimate") {
     sw p({}, at(0));
     test::workload w;
