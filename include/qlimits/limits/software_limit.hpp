@@ -616,7 +616,9 @@ private:
         }
         if (!timed) t = read_time();
         c_.last_time = t;
-#ifndef QLIMITS_SOFTWARE_LIMIT_NO_INLINE_LOOK // for the differential test only (tests/differential/)
+        // The switch is for the differential test only (tests/differential/): define it in every
+        // translation unit or none.
+#ifndef QLIMITS_SOFTWARE_LIMIT_NO_INLINE_LOOK
         if (!changed && running_look(done, t)) return true;
 #endif
         settle(done, t);

@@ -16,7 +16,8 @@
 // completion exceeds what the trace has put in flight (counted conservatively from the last
 // reset or init, and kept below 2^31 units, which every policy's 32-bit counters hold),
 // enqueues stay within max_units, and configuration directives a policy lacks are skipped by
-// the replayer with a note. Half the traces start near the 32-bit wrap (trace_shape::origins). For a policy with a smaller max_object set max_units to it: an
+// the replayer with a note. Half the traces start near the 32-bit wrap
+// (trace_shape::origins). For a policy with a smaller max_object set max_units to it: an
 // enqueue the policy refuses is still counted in flight here, so a later completion of it
 // would be an over-completion. Generators map raw random numbers through a deterministic
 // function, so RapidCheck's shrinking yields short, still valid counterexamples.
