@@ -10,6 +10,10 @@ scenarios with one completion mode) misses T6 or T9, so a sweep can count failur
 input cannot decide it (a case without none, dql-item or one of fixed-1..256: a smaller
 reference than the missing one would be judged leniently), with every such case named.
 A metric the lab wrote as null counts as a miss of the target it decides.
+
+T2 is checked too, in every case with sw-item, sw-poll and sw-time rows (veth-bql): their
+limit_mean within 1.5x of each other and their throughput within 2 % (largest over smallest).
+Its verdicts are printed and counted, and do not change the exit status (a sweep counts T6/T9).
 """
 import json
 import sys
@@ -55,12 +59,34 @@ def missing_rows(by):
     return out
 
 
+GRANULARITIES = ("sw-item", "sw-poll", "sw-time")  # T2's rows: one policy, three completion modes
+
+
+def t2_verdict(by):
+    """T2 on one case: (limit spread, throughput spread, met), None without the three rows."""
+    if not all(n in by for n in GRANULARITIES):
+        return None
+    lims = [metric(by[n], "limit_mean") for n in GRANULARITIES]
+    tps = [metric(by[n], "throughput_pps") for n in GRANULARITIES]
+    if None in lims or None in tps or min(lims) <= 0 or min(tps) <= 0:
+        return (float("nan"), float("nan"), False)  # a null metric misses the target it decides
+    lim_x, tp_x = max(lims) / min(lims), max(tps) / min(tps)
+    return (lim_x, tp_x, lim_x <= 1.5 and tp_x <= 1.02)
+
+
 def main(paths):
     failures = 0
     incomplete = 0
+    t2_cases = t2_misses = 0
     for (scen, case, path), by in cases_of(paths).items():
         if not any(n.startswith("sw") for n in by):
             continue
+        if (t2 := t2_verdict(by)) is not None:
+            t2_cases += 1
+            t2_misses += not t2[2]
+            lims = " / ".join(f"{metric(by[n], 'limit_mean') or float('nan'):.1f}" for n in GRANULARITIES)
+            print(f"{path.split('/')[-1]:12} {scen:12} {case:26} T2 limit_mean {lims} (x{t2[0]:.2f})"
+                  f"  throughput spread {100 * (t2[1] - 1):.1f} %  T2 {'ok' if t2[2] else 'MISS'}")
         if missing := missing_rows(by):
             incomplete += 1
             print(f"{path.split('/')[-1]:12} {scen:12} {case:26} cannot judge: no {', '.join(missing)}",
@@ -91,6 +117,8 @@ def main(paths):
                   f"  p.wake {wk if wk is not None else float('nan'):9.3g} (dql {wk_dql if wk_dql is not None else float('nan'):9.3g})"
                   f"  T6 {'ok' if t6 else 'MISS'}  T9 {'ok' if t9 else 'MISS'}")
     print(f"{failures} sw-item/sw rows miss T6 or T9")
+    if t2_cases:
+        print(f"T2: {t2_misses} of {t2_cases} cases with sw-item, sw-poll and sw-time miss it")
     if incomplete:
         print(f"{incomplete} cases could not be judged (rows missing): no verdict", file=sys.stderr)
         return 2
