@@ -15,6 +15,8 @@
 // Usage: qlimits_sw_inline_look SEED CONFIG CALLS   (CONFIG 0-9, see configure())
 #include <qlimits/limits/software_limit.hpp>
 
+#include "../../bench/lab/sim/rng.hpp"
+
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -25,17 +27,8 @@ namespace {
 using clock_ns = qlimits::manual_clock<std::chrono::nanoseconds>;
 using policy = qlimits::software_limit<clock_ns>;
 
-struct rng { // splitmix64: the same stream on every platform
-    std::uint64_t s;
-    std::uint64_t next() noexcept {
-        std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    std::uint64_t below(std::uint64_t n) noexcept { return n == 0 ? 0 : next() % n; }
-    bool per_mille(unsigned p) noexcept { return below(1000) < p; }
-};
+using rng = lab::sim::rng; // the lab's seeded generator: the same stream on every platform
+bool per_mille(rng& r, unsigned p) noexcept { return r.below(1000) < p; }
 
 qlimits::software_limit_config configure(int id) {
     using namespace std::chrono;
@@ -127,7 +120,7 @@ int main(int argc, char** argv) {
         --phase_left;
         const std::uint64_t what = r.below(1000);
         const std::uint32_t lim = p.limit();
-        if (what < 2 && r.per_mille(30)) {
+        if (what < 2 && per_mille(r, 30)) {
             p.reset(at(t));
             queued = done = 0;
         } else if (what < 420) { // post
@@ -138,11 +131,11 @@ int main(int argc, char** argv) {
             case 2: n = static_cast<std::uint32_t>(r.below(64)); break; // ignores available()
             case 3: n = 1; break;
             default: // huge, sometimes ignoring available()
-                n = r.per_mille(100) ? qlimits::software_max_object + (r.per_mille(100) ? 1U : 0U)
+                n = per_mille(r, 100) ? qlimits::software_max_object + (per_mille(r, 100) ? 1U : 0U)
                                      : static_cast<std::uint32_t>(
                                            r.below(qlimits::software_max_object));
             }
-            const bool honours = producer != 2 && !(producer == 4 && r.per_mille(300));
+            const bool honours = producer != 2 && !(producer == 4 && per_mille(r, 300));
             if ((!honours || p.available() >= 0) && p.on_queued(n)) queued += n;
         } else if (what < 880) { // complete or take
             const std::uint32_t inflight = queued - done;
@@ -155,9 +148,9 @@ int main(int argc, char** argv) {
                 n = static_cast<std::uint32_t>(
                     std::min<std::uint64_t>(inflight, 1 + r.below(2ULL * lim + 1)));
             }
-            if (r.per_mille(20)) n = 0;
+            if (per_mille(r, 20)) n = 0;
             const auto how = api == 3 ? r.below(3) : api;
-            const bool same_take = last_was_take && r.per_mille(300);
+            const bool same_take = last_was_take && per_mille(r, 300);
             bool ok = false;
             if (how == 0) {
                 ok = p.on_completed(n, at(t));
@@ -167,7 +160,7 @@ int main(int argc, char** argv) {
                     n,
                     [&]() noexcept {
                         ++reads; // a read may find time moved on
-                        if (clock_moves.per_mille(300))
+                        if (per_mille(clock_moves, 300))
                             t += clock_moves.below(steps == 4 ? 2'000'000 : 300);
                         return at(t);
                     },
@@ -183,12 +176,12 @@ int main(int argc, char** argv) {
             switch (steps) {
             case 0: dt = r.below(3); break;
             case 1: dt = r.below(200); break;
-            case 2: dt = r.per_mille(900) ? r.below(50) : r.below(3'000'000); break;
-            case 3: dt = r.per_mille(700) ? 0 : (r.per_mille(500) ? 1 : r.below(150'000)); break;
+            case 2: dt = per_mille(r, 900) ? r.below(50) : r.below(3'000'000); break;
+            case 3: dt = per_mille(r, 700) ? 0 : (per_mille(r, 500) ? 1 : r.below(150'000)); break;
             default: dt = r.below(1'200'000);
             }
-            if (r.per_mille(30)) dt = 0 - r.below(r.per_mille(200) ? 5'000'000 : 100); // back
-            if (r.per_mille(1)) dt = r.next();                                        // wild
+            if (per_mille(r, 30)) dt = 0 - r.below(per_mille(r, 200) ? 5'000'000 : 100); // back
+            if (per_mille(r, 1)) dt = r.next();                                        // wild
             t += dt;
         }
         const qlimits::software_limit_stats s = p.stats();
