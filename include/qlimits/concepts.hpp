@@ -110,6 +110,16 @@ concept accepts_take_parts =
         { p.on_taken(n, now, same) } noexcept -> std::same_as<bool>;
     };
 
+/// The policy has `void on_wake_call(typename P::time_point::duration spent) noexcept`, called
+/// on the completion side after the call that woke a producer the limit had stopped, with the
+/// time that call took (the system call of the wake-up). Adapters that make such a call
+/// themselves and own a clock (channel) time it and report it where a policy has the hook
+/// (software_limit), and only when a system call was made.
+template <class P>
+concept accepts_wake_call = requires(P& p, typename P::time_point::duration d) {
+    { p.on_wake_call(d) } noexcept -> std::same_as<void>;
+};
+
 namespace detail {
 /// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
 /// policy's clock_type when that has one, so adapters pick the same default clock for the

@@ -232,6 +232,47 @@ TEST_CASE("channel: a blocked send is woken by the completion that makes room") 
     CHECK(ch.inflight() == 0);
 }
 
+namespace {
+// fixed_limit with the wake-call hook (qlimits::accepts_wake_call), counting what it is told.
+struct wake_call_policy : fixed {
+    using fixed::fixed;
+    void on_wake_call(clock_ms::duration spent) noexcept {
+        ++calls;
+        if (spent.count() < 0) negative = true;
+    }
+    int calls = 0;
+    bool negative = false;
+};
+static_assert(qlimits::accepts_wake_call<wake_call_policy>);
+static_assert(!qlimits::accepts_wake_call<fixed>);
+} // namespace
+
+TEST_CASE("channel: the wake-up of a sleeping producer is timed and told to a policy that asks") {
+    byte_ring ring;
+    qlimits::channel<byte_ring, wake_call_policy> ch(ring, {.limit = 100});
+    REQUIRE(ch.try_send(packet{0, 150}) == send_status::ok);
+    std::thread producer([&] { CHECK(ch.send(packet{1, 10}) == send_status::ok); });
+    // Long enough for the producer to pass its spin and sleep on the futex.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    packet p;
+    REQUIRE(ch.receive(p)); // completes 150: room again, the sleeping producer is woken
+    REQUIRE(ch.receive(p));
+    CHECK(p.seq == 1);
+    producer.join();
+    const int calls = ch.policy().calls;
+    CHECK(calls >= 1);
+    CHECK(static_cast<std::uint64_t>(calls) <= ch.stats().producer_wakeups);
+    CHECK_FALSE(ch.policy().negative);
+    // No wake-up, no call: a producer that never stopped is never timed.
+    byte_ring ring2;
+    qlimits::channel<byte_ring, wake_call_policy> quiet(ring2, {.limit = 100});
+    for (std::uint64_t i = 0; i < 5; ++i) {
+        REQUIRE(quiet.try_send(packet{i, 10}) == send_status::ok);
+        REQUIRE(quiet.receive(p));
+    }
+    CHECK(quiet.policy().calls == 0);
+}
+
 TEST_CASE("channel: a blocked send on a full ring is woken by the pop") {
     rings::spsc_ring<int, 2> ring;
     qlimits::channel<rings::spsc_ring<int, 2>, qlimits::unlimited<clock_ms>> ch(ring);

@@ -989,7 +989,17 @@ private:
         // producer sees our completion and pop.
         if (f_.producer_state.exchange(running, std::memory_order_seq_cst) != running) {
             bump(c_.producer_wakeups);
-            detail::wake(f_.producer_state, f_.producer_sleepers, false);
+            if constexpr (accepts_wake_call<Policy>) {
+                // The policy weighs what a wake-up costs this side: time the system call (two
+                // clock reads, only when one is made; a spinning producer costs nothing).
+                if (detail::has_sleepers(f_.producer_sleepers)) {
+                    const time_point before = read_clock::now();
+                    detail::wake_call(f_.producer_state, false);
+                    policy_.on_wake_call(read_clock::now() - before);
+                }
+            } else {
+                detail::wake(f_.producer_state, f_.producer_sleepers, false);
+            }
         }
     }
 

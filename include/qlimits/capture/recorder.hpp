@@ -220,6 +220,13 @@ public:
     bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
         return completed(policy_.on_taken(n, now, same_take), n);
     }
+    /// A timed wake call (forwarded where Policy has it; not recorded: a replay's channel or
+    /// twin makes and times its own wake calls).
+    void on_wake_call(typename time_point::duration spent) noexcept
+        requires accepts_wake_call<Policy>
+    {
+        policy_.on_wake_call(spent);
+    }
     void reset(time_point now) noexcept { policy_.reset(now); }
     [[nodiscard]] std::int64_t available() const noexcept { return policy_.available(); }
     [[nodiscard]] std::uint32_t limit() const noexcept { return policy_.limit(); }

@@ -92,12 +92,9 @@ inline bool wait_until(std::atomic<std::uint32_t>& a, std::atomic<std::uint32_t>
     return changed;
 }
 
-/// Wake the sleepers of `a` after changing its value with a seq_cst read-modify-write (one, or
-/// all). No system call when nobody sleeps.
-inline void wake(std::atomic<std::uint32_t>& a, std::atomic<std::uint32_t>& sleepers,
-                 bool all) noexcept {
-    if (sleepers.load(std::memory_order_seq_cst) == 0)
-        return;
+/// The wake-up call itself: wake the sleepers of `a` (one, or all), a system call on Linux.
+/// Callers check first that somebody sleeps (wake() does).
+inline void wake_call(std::atomic<std::uint32_t>& a, bool all) noexcept {
 #if defined(__linux__)
     (void)::syscall(SYS_futex, futex_word(a), FUTEX_WAKE_PRIVATE, all ? 0x7fffffff : 1, nullptr,
                     nullptr, 0);
@@ -107,6 +104,20 @@ inline void wake(std::atomic<std::uint32_t>& a, std::atomic<std::uint32_t>& slee
     else
         a.notify_one();
 #endif
+}
+
+/// Whether a wake of `a` would make the call: somebody sleeps on it (seq_cst, read after the
+/// waker changed `a` with a seq_cst read-modify-write).
+inline bool has_sleepers(const std::atomic<std::uint32_t>& sleepers) noexcept {
+    return sleepers.load(std::memory_order_seq_cst) != 0;
+}
+
+/// Wake the sleepers of `a` after changing its value with a seq_cst read-modify-write (one, or
+/// all). No system call when nobody sleeps.
+inline void wake(std::atomic<std::uint32_t>& a, std::atomic<std::uint32_t>& sleepers,
+                 bool all) noexcept {
+    if (has_sleepers(sleepers))
+        wake_call(a, all);
 }
 
 /// A spin-wait hint: lets the sibling hyperthread run and stops hammering a shared line.

@@ -104,6 +104,12 @@ public:
         const look before = looks();
         return completed(n, too_many, p_.on_taken(n, now, same_take), before);
     }
+    /// A timed wake call (forwarded where Policy has it): changes no count, so nothing to check.
+    void on_wake_call(typename time_point::duration spent) noexcept
+        requires accepts_wake_call<Policy>
+    {
+        p_.on_wake_call(spent);
+    }
     void reset(time_point now) noexcept {
         p_.reset(now);
         ++calls_;
