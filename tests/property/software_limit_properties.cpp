@@ -45,6 +45,8 @@ TEST_CASE("software_limit properties: limit within bounds and checked<> invarian
         w.mode = *rc::gen::element(test::report::per_item, test::report::per_poll,
                                    test::report::coalesced);
         w.take_all = *rc::gen::arbitrary<bool>();
+        // Wake calls that cost the consumer 0 - 40 us, told through checked<> (on_wake_call).
+        w.wake_call_ns = *rc::gen::element<std::uint64_t>(0, 0, 500, 5'000, 40'000);
         qlimits::software_limit_config c{};
         c.min_limit = *rc::gen::inRange<std::uint32_t>(1, 5);
         c.max_limit = *rc::gen::inRange<std::uint32_t>(c.min_limit, 600);

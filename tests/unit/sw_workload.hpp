@@ -45,6 +45,11 @@ struct workload {
     /// worked off its last item (as NAPI does: an item posted meanwhile is taken without a
     /// wake-up), not as it takes that item.
     bool naps_after_work = false;
+    /// The consumer's own time for each wake-up it makes of a stopped producer (the system
+    /// call): it works on after it. Told to a policy that takes it (on_wake_call()) when
+    /// tell_wake_calls, as channel does.
+    std::uint64_t wake_call_ns = 0;
+    bool tell_wake_calls = true;
 };
 
 struct outcome {
@@ -81,6 +86,7 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
     bool stopped = false, woken = false, consumer_asleep = true;
     std::uint32_t polled = 0, pending = 0;
     std::uint64_t pending_since = 0, limit_t = w.duration_ns / 2;
+    std::uint64_t calls_ns = 0; // wake calls made by the completions of the current step
     double limit_area = 0;
     std::uint32_t last_limit = p.limit();
     // same_take: a later part of the previous report's take.
@@ -122,7 +128,12 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
         }
         if (stopped && !woken && p.available() >= 0) {
             woken = true;
-            wake_at = t + w.wake_ns;
+            wake_at = t + w.wake_call_ns + w.wake_ns;
+            calls_ns += w.wake_call_ns;
+            if constexpr (qlimits::accepts_wake_call<Policy>)
+                if (w.wake_call_ns != 0 && w.tell_wake_calls)
+                    p.on_wake_call(std::chrono::duration_cast<dur>(
+                        std::chrono::nanoseconds{w.wake_call_ns}));
         }
     };
     while (t < w.duration_ns) {
@@ -187,7 +198,8 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             }
             o.taken += n;
             if (w.mode != report::per_item) complete(n);
-            consumer_free = t + n * w.consumer_ns;
+            consumer_free = t + n * w.consumer_ns + calls_ns;
+            calls_ns = 0;
             // It looks again at consumer_free; an empty ring then puts it to sleep (below).
         } else if (what == 1) {
             o.sojourn_max_ns = std::max(o.sojourn_max_ns, t - ring.front());
@@ -210,6 +222,10 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
                     complete(pending);
                     pending = 0;
                 }
+            }
+            consumer_free += calls_ns;
+            calls_ns = 0;
+            if (ring.empty() || polled == w.poll_budget) {
                 polled = 0;
                 if (ring.empty() && !w.naps_after_work) consumer_asleep = true;
             }
@@ -220,6 +236,8 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
         } else {
             complete(pending);
             pending = 0;
+            consumer_free = std::max(consumer_free, t) + calls_ns;
+            calls_ns = 0;
         }
     }
     if (t > limit_t)

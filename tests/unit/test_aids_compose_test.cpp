@@ -17,6 +17,7 @@
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/adapters/tx_gate.hpp"
+#include "qlimits/capture/recorder.hpp"
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
 #include "qlimits/limits/software_limit.hpp"
@@ -394,6 +395,22 @@ TEST_CASE("adapters take a pre-built policy: a recording with the user's own sin
                                    [](std::size_t, const char*) {}) == 0);
     CHECK(rf.policy().ok());
     CHECK(rf.policy().inflight() == ch.policy().inflight());
+}
+
+TEST_CASE("checked<> and capturing<> forward a timed wake call; a trace recording does not") {
+    using sw_ns = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
+    using dql_ms = qlimits::dql<qlimits::manual_clock<std::chrono::milliseconds>>;
+    static_assert(qlimits::accepts_wake_call<qt::checked<sw_ns>>);
+    static_assert(qlimits::accepts_wake_call<qlimits::capturing<sw_ns>>);
+    static_assert(!qlimits::accepts_wake_call<qt::checked<dql_ms>>);
+    static_assert(!qlimits::accepts_wake_call<qlimits::capturing<dql_ms>>);
+    // The trace format has no line for a wake call: a recorded policy runs as it would untold,
+    // so that its replay makes the same decisions.
+    static_assert(!qlimits::accepts_wake_call<qt::recording<sw_ns>>);
+    qt::checked<sw_ns> c({}, sw_ns::time_point{});
+    for (int i = 0; i < 64; ++i) c.on_wake_call(std::chrono::microseconds{40});
+    CHECK(c.ok());
+    CHECK(c.stats().wake_cost_ns > 35'000); // reached the policy: the cost in force follows
 }
 
 TEST_CASE("checked<software_limit> forwards on_taken: the time read as rarely, the books checked") {

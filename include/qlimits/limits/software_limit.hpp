@@ -22,8 +22,8 @@
 //   limit = clamp(max(lead + max(step, batch) - 1, gap), floor, cap),
 //   (for takes, on_taken(): max(lead + step - 1, batch) in place of the first term: a take is
 //   work in hand while the producer wakes),
-//   cap = drain_rate x sojourn_budget, batch = the largest batch completed at one time in
-//   this window or the last (recompute()).
+//   cap = drain_rate x sojourn_budget (less the timed wake calls in it), batch = the largest
+//   batch completed at one time in this window or the last (recompute()).
 //
 // Signals, all from the policy's own calls (no producer-side clock; on_queued(n) may come
 // without a time):
@@ -41,7 +41,10 @@
 //    step (a producer that outruns the consumer stops once per step), so step = stop frequency x
 //    wake cost / overhead share is a fixed point, not a ratchet;
 //  - wake cost: the configured prior, or (learn_wake_cost) the smoothed wait of each wake-up
-//    where that is larger;
+//    where that is larger, or the smoothed wake call an adapter timed and told
+//    (on_wake_call(): channel's futex wake) where that is larger; the told calls are also left
+//    out of the drain-rate samples, and the cap counts the calls an item waits through
+//    (units_with_calls());
 //  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once;
 //  - gap: the consumer's idle after the ring ran dry behind a producer that was free to post,
 //    following a busy period in which the limit held it back.
@@ -114,9 +117,10 @@ struct software_limit_config {
     std::chrono::nanoseconds sojourn_budget = std::chrono::microseconds{100};
     /// Prior for the CPU cost of one producer stop -> wake cycle: 2 us, a futex wake-up plus the
     /// context switch it causes on current x86 Linux (1-5 us; lmbench lat_ctx, futex ping-pong
-    /// benchmarks). The policy cannot see CPU time; it sees how often the producer stops, and
-    /// sizes the step so that stops x wake_cost stay within the overhead share. With
-    /// learn_wake_cost, the floor under the learned cost.
+    /// benchmarks). The policy cannot see CPU time (but for the wake calls an adapter times
+    /// and tells, on_wake_call(): the cost is at least those); it sees how often the producer
+    /// stops, and sizes the step so that stops x wake_cost stay within the overhead share.
+    /// With learn_wake_cost, the floor under the learned cost.
     std::chrono::nanoseconds wake_cost = std::chrono::microseconds{2};
     /// Learn the stop -> wake cost from the wake-ups seen: the wait from giving a held producer
     /// room to its next post, smoothed; wake_cost is then a floor (set it to 0 to let the cost
@@ -124,6 +128,13 @@ struct software_limit_config {
     /// lifted throughput, in the lab it met fewer cases than the prior alone
     /// (docs/software_limit.md, "Learning the wake cost").
     bool learn_wake_cost = false;
+    /// Weigh the wake calls an adapter times and tells (on_wake_call(); channel does): the cost
+    /// in force is at least the smoothed call, drain-rate samples leave the calls out, and the
+    /// cap counts the calls an item waits through. On by default: in the lab it ended a spiral
+    /// where wake-ups cost the consumer tens of microseconds and met T6 in as many random cases
+    /// as before, with fewer T9 misses; it also lost one case of that kind
+    /// (docs/software_limit.md, "Timing the wake call"). false: calls told are ignored.
+    bool weigh_wake_calls = true;
     /// Cost per cache-line transfer between the producer's and the consumer's core: 100 ns, the
     /// order of cross-core cache-to-cache latency on x86 servers (core-to-core latency
     /// measurements, 50-150 ns). The cache floor applies while this is more than the overhead
@@ -204,6 +215,7 @@ public:
         c_.budget = std::min(ticks_of_ns(use.sojourn_budget, 1), std::uint64_t{1} << 62);
         c_.wake_cost = ticks_of_ns(use.wake_cost, 0);
         c_.learn_wake = use.learn_wake_cost;
+        c_.weigh_calls = use.weigh_wake_calls;
         c_.line_cost = ticks_of_ns(use.line_transfer_cost, 0);
         c_.share = static_cast<double>(use.overhead_share_pct) / 100.0;
         c_.window = ticks_of_ns(use.window, 1);
@@ -282,6 +294,32 @@ public:
         return complete<true, decltype(given), true>(n, given, same_take);
     }
 
+    /// The completion side just spent `spent` of its own time in the call that woke a producer
+    /// stopped by this limit (the wake-up's system call), as timed by the adapter that made it
+    /// (channel does, around its futex wake; tx_gate's wake is the ring's own and is not
+    /// timed). Three uses: the stop -> wake cost in force is at least the smoothed call (a
+    /// consumer whose wake-ups cost it tens of microseconds gets steps that pay for them);
+    /// drain-rate samples leave the calls out, so the rate is the consumer's pace at its work,
+    /// not a pace that falls with every stop (a costly wake-up made a low cap, a low cap more
+    /// stops, and the rate fell further); and the cap counts the calls an item waits through
+    /// (units_with_calls()). docs/software_limit.md, "Timing the wake call". Completion side,
+    /// after the call that gave the room. A negative duration (a clock that went backwards)
+    /// counts as 0. Ignored with weigh_wake_calls = false.
+    void on_wake_call(duration spent) noexcept {
+        if (!c_.weigh_calls) return;
+        const auto d = spent.count();
+        const std::uint64_t ticks = d <= 0 ? 0 : static_cast<std::uint64_t>(d);
+        c_.call_ticks = sat_add(c_.call_ticks, ticks);
+        // Smoothed as wake_sample(), 1/8 per sample, and capped at one budget: a call longer
+        // than an item may wait is a preemption, and no step could make up for it.
+        const double cap = static_cast<double>(c_.budget);
+        const double x = static_cast<double>(ticks) > cap ? cap : static_cast<double>(ticks);
+        c_.call_est += (x - c_.call_est) / 8.0;
+        if (c_.call_est < 1e-9) c_.call_est = 0;
+        c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
+        c_.inputs_changed = true;
+    }
+
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
     /// start (the cache floor within [min_limit, max_limit]). Call only while neither side runs.
     void reset(time_point now) noexcept {
@@ -355,6 +393,8 @@ public:
         c_.window_stop_steps = 0;
         c_.stop_freq = 0;
         c_.wake_est = static_cast<double>(c_.wake_cost);
+        c_.call_est = 0;
+        c_.call_ticks = c_.probe_calls = c_.empty_calls = 0;
         c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
         c_.stops.store(0, std::memory_order_relaxed);
         c_.starvations.store(0, std::memory_order_relaxed);
@@ -731,10 +771,19 @@ private:
         c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
     }
     // The prior is a floor: learning only raises the cost (a prior of 0 learns freely). Without
-    // learning wake_est stays at the prior.
+    // learning wake_est stays at the prior. A timed wake call (on_wake_call()) is a part of the
+    // cycle's cost that is known, so the cost is at least that.
     [[nodiscard]] double wake_cost_in_force() const noexcept {
         const double prior = static_cast<double>(c_.wake_cost);
-        return c_.wake_est > prior ? c_.wake_est : prior;
+        const double seen = c_.wake_est > prior ? c_.wake_est : prior;
+        return c_.call_est > seen ? c_.call_est : seen;
+    }
+    // Ticks of `ticks` that the consumer spent at its work: less the wake calls timed since
+    // `calls_then` (the call_ticks reading at the interval's start); 0 if the calls fill it.
+    [[nodiscard]] std::uint64_t less_calls(std::uint64_t ticks,
+                                           std::uint64_t calls_then) const noexcept {
+        const std::uint64_t calls = c_.call_ticks - calls_then;
+        return static_cast<std::int64_t>(ticks) < 0 ? ticks : (calls >= ticks ? 0 : ticks - calls);
     }
 
     // The probe finished: the backlog seen at arming took `sojourn` ticks to drain.
@@ -744,7 +793,7 @@ private:
         c_.sojourn_last.store(smp.sojourn, std::memory_order_relaxed);
         const std::uint32_t worked = worked_since_arm(smp.drained);
         if (worked == 0) return; // within one take (0 ticks): nothing about a rate
-        rate_sample(worked, smp.sojourn);
+        rate_sample(worked, less_calls(smp.sojourn, c_.probe_calls));
         if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, worked, smp.sojourn);
     }
 
@@ -982,6 +1031,7 @@ private:
         if (inflight != 0) {
             if (!c_.probe.armed() && c_.probe.arm(q, done, t)) {
                 c_.probe_cut = false;
+                c_.probe_calls = c_.call_ticks;
                 c_.probe_in_hand = c_.takes ? c_.batch_run : 0;
             }
             return;
@@ -1005,11 +1055,13 @@ private:
         // and of this moment a later one needs only the completed count.
         if (!held_now && !c_.empty_held) return;
         if (c_.empty_valid && c_.empty_held && units != 0 && !idled)
-            rate_sample(units > c_.empty_units ? units : c_.empty_units, t - c_.empty_time);
+            rate_sample(units > c_.empty_units ? units : c_.empty_units,
+                        less_calls(t - c_.empty_time, c_.empty_calls));
         c_.empty_valid = true;
         c_.empty_held = held_now;
         c_.empty_units = units;
         c_.empty_time = t;
+        c_.empty_calls = c_.call_ticks;
     }
 
     // The first completion after the ring ran dry behind a producer that paused on its own
@@ -1271,14 +1323,36 @@ private:
         return static_cast<std::uint64_t>(up ? std::ceil(u) : std::floor(u));
     }
 
+    // The cap when the consumer's wake calls are timed (on_wake_call()): the drain rate leaves
+    // them out, but an item waiting in the ring also waits through the calls made meanwhile.
+    // The producer stops stop_freq / S times per unit at a step of S units (stop_freq does not
+    // depend on the step), each stop costing a call of W ticks: at a rate of r units per tick
+    // the units that drain within the budget B are r B / (1 + r W stop_freq / S). When that is
+    // below the step, a wait holds at most one call: r (B - W min(stop_freq, 1)). S is `want`
+    // within [1, r B], as recompute() sizes it. Rounded down, saturating at 2^32.
+    [[nodiscard]] std::uint64_t units_with_calls(double r, double want) const noexcept {
+        const double b = static_cast<double>(c_.budget);
+        const double plain = r * b;
+        const double step = want < 1.0 ? 1.0 : (want < plain ? std::ceil(want) : plain);
+        const double calls = c_.stop_freq < 1.0 ? c_.stop_freq : 1.0; // per step drained
+        double fit = plain / (1.0 + r * c_.call_est * calls / step);
+        if (step > fit) fit = r * (b - c_.call_est * calls);
+        if (fit >= 4.0e9) return std::uint64_t{1} << 32;
+        return fit < 0.0 ? 0 : static_cast<std::uint64_t>(std::floor(fit));
+    }
+
     // limit = clamp(lead + step, floor, cap) (see the file comment).
     void recompute() noexcept {
         c_.inputs_changed = false;
         const std::uint64_t rate = planning_rate();
         if (rate == 0) return; // nothing measured yet: keep the starting limit
-        const std::uint32_t cap = clamp(units_at(rate, c_.budget, false),
-                                        c_.min_limit, c_.max_limit);
         const double per_tick = per_tick_of(rate);
+        // Units of consumer work one wake-up costs, times the stops per unit (x step).
+        const double want =
+            c_.stop_freq * wake_cost_in_force() * per_tick / c_.share;
+        const std::uint32_t cap = clamp(c_.call_est > 0 ? units_with_calls(per_tick, want)
+                                                        : units_at(rate, c_.budget, false),
+                                        c_.min_limit, c_.max_limit);
         // The cache floor pays while bouncing a line costs more than the share of an item.
         const bool floor_pays = static_cast<double>(c_.line_cost) * per_tick > c_.share;
         const std::uint32_t floor = clamp(
@@ -1290,9 +1364,6 @@ private:
         double lead_units = static_cast<double>(lead_ticks) * per_tick;
         if (static_cast<double>(lead_counted) < lead_units)
             lead_units = static_cast<double>(lead_counted);
-        // Units of consumer work one wake-up costs, times the stops per unit (x step).
-        const double want =
-            c_.stop_freq * wake_cost_in_force() * per_tick / c_.share;
         // Compared before the cast: a huge wake cost makes `want` exceed any integer.
         std::uint64_t step = cap;
         if (want < 1.0)
@@ -1394,6 +1465,7 @@ private:
         std::uint64_t budget = 1, wake_cost = 0, line_cost = 0, window = 1;
         double share = 0.1;
         bool learn_wake = false;
+        bool weigh_calls = true;
         bool held_in_busy = false;   // the limit held the producer back since the ring last ran dry
         bool gap_after_held = false; // the pause being timed followed such a busy period
         std::uint64_t gap_time = 0;  // ... since this time
@@ -1423,6 +1495,10 @@ private:
         std::uint64_t gap_off_until = 0; // gaps ignored until then (refuted: open loop)
         std::uint64_t gap_backoff = 8;   // windows to ignore them after the next refutation
         double wake_est = 0; // learned stop -> wake cost (ticks), from the prior; may sit below it
+        double call_est = 0; // smoothed wake call (ticks), on_wake_call()
+        std::uint64_t call_ticks = 0;  // wake calls timed so far (ticks, saturating)
+        std::uint64_t probe_calls = 0; // ... when the probe was armed
+        std::uint64_t empty_calls = 0; // ... at the remembered empty-ring moment
         // Read by stats() from any thread.
         std::atomic<std::uint32_t> limit{0}, lead{0}, step_seen{1}, floor{0}, cap{0};
         std::atomic<std::uint64_t> rate_fp{0}, sojourn_last{0}, samples{0};
@@ -1440,6 +1516,7 @@ private:
 static_assert(limit_policy<software_limit<>>);
 static_assert(accepts_lazy_time<software_limit<>>);
 static_assert(accepts_take_parts<software_limit<>>);
+static_assert(accepts_wake_call<software_limit<>>);
 static_assert(limit_policy<software_limit<manual_clock<>>>);
 
 } // namespace v0

@@ -11,8 +11,11 @@
 // resets. Completions are reported, for the whole input, through on_completed() or, where the
 // policy has them (software_limit), through on_taken() with the time read on demand, whole
 // takes or takes in parts (same_take), as channel reports them: the top two bits of the first
-// byte choose. Not driven: the adapters' cheaper forms (may_post(), on_completed with
-// known_counted_t, on_unqueued()), which only fixed_limit and unlimited have. Any broken
+// byte choose. A policy that takes timed wake calls (accepts_wake_call: software_limit) is
+// also told some, of any length, negative ones included, where a time step's op byte has bit 6
+// set (the time then stands still). Not driven: the adapters' cheaper forms (may_post(),
+// on_completed with known_counted_t, on_unqueued()), which only fixed_limit and unlimited
+// have. Any broken
 // invariant prints the rule and the call number to stderr and traps, which libFuzzer reports
 // as a crash with the input that caused it. check_limit_policy_bytes() is the
 // same without the trap, for unit tests and for replaying a finding.
@@ -124,7 +127,15 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
         case 4: // complete more than is in flight: must be refused
             complete(static_cast<std::uint32_t>(outstanding + 1 + v % 16));
             break;
-        case 5: // time passes: mostly a little, sometimes a lot
+        case 5: // time passes: mostly a little, sometimes a lot; or a wake call (see above)
+            if constexpr (accepts_wake_call<checked<Policy>>) {
+                if ((op & 0x40) != 0) {
+                    using dur = typename time_point::duration;
+                    const auto len = static_cast<rep>(static_cast<std::int32_t>(v));
+                    p.on_wake_call(dur{(op & 0x80) ? len : static_cast<rep>(v % 65536)});
+                    break;
+                }
+            }
             ticks += (op & 0x80) ? std::uint64_t{v} << 16 : v % 4096;
             break;
         case 6:
