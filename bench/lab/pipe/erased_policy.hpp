@@ -67,6 +67,11 @@ public:
             },
             &now, same_take);
     }
+    /// A timed wake call, forwarded to every lab policy (those that do not weigh it ignore it):
+    /// the channel then times its wake-ups for every row alike, two clock reads per system call.
+    void on_wake_call(time_point::duration spent) noexcept {
+        p_->wake_call(spent.count() < 0 ? 0 : static_cast<sim::ns_t>(spent.count()));
+    }
     void reset(time_point now) noexcept { p_->reset(ns(now)); }
     [[nodiscard]] stats_type stats() const noexcept { return {limit(), inflight()}; }
     /// The registry's view of the same policy (has a limit or not).

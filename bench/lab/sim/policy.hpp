@@ -37,6 +37,10 @@ public:
         (void)same_take;
         return completed(units, now(ctx));
     }
+    /// The consumer spent `spent` ns in the call that woke the stopped producer (a twin's
+    /// simulated futex wake, the real pipeline's timed one): told to a policy that weighs it
+    /// (qlimits::accepts_wake_call: software_limit), ignored by the others.
+    virtual void wake_call(ns_t spent) noexcept { (void)spent; }
     virtual void reset(ns_t now) noexcept = 0;
     /// Whether the next queued() needs its time (qlimits::asks_post_time: dql's stall
     /// detector); a caller that has no time at hand calls queued(units) otherwise.
@@ -80,6 +84,11 @@ public:
             return p_.on_taken(units, read);
         else
             return p_.on_completed(units, to_tick(now(ctx)));
+    }
+    void wake_call(ns_t spent) noexcept override {
+        if constexpr (qlimits::accepts_wake_call<P>)
+            p_.on_wake_call(std::chrono::duration_cast<typename P::time_point::duration>(
+                std::chrono::nanoseconds{static_cast<std::int64_t>(spent)}));
     }
     void reset(ns_t now) noexcept override { p_.reset(to_tick(now)); }
     [[nodiscard]] std::int64_t available() const noexcept override { return p_.available(); }

@@ -342,6 +342,9 @@ private:
             state_ = producer_state::woken;
             prod_.wake(now());
             t = wake(prod_, prod_since_, k_producer_wake);
+            // channel times its wake call (the system call only, not a spinning producer's
+            // wake-up) and tells the policy (qlimits::accepts_wake_call).
+            if (woke_sleeper_) policy_->wake_call(t);
         }
         const double miss = cache_miss_ns(held, item_bytes_, cache_bytes_, miss_ns_);
         // The consumer's own work: captured per item, or work-ns; a recording counts only that
@@ -373,7 +376,8 @@ private:
     /// the switches, counted when it is back on a CPU).
     ns_t wake(side_books& sleeper, ns_t since, kind resume) {
         const ns_t waited = now() > since ? now() - since : 0;
-        if (waited < spin_ns_) {
+        woke_sleeper_ = waited >= spin_ns_;
+        if (!woke_sleeper_) {
             sleeper.busy(since, waited);
             eng_.after(0, resume);
             return 0;
@@ -484,6 +488,7 @@ private:
     ns_t end_ = 0, sample_ns_ = 0, ready_ = 0, spin_ns_ = 0, prod_since_ = 0, cons_since_ = 0;
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;
+    bool woke_sleeper_ = false; // the last wake() made the system call
     producer_state state_ = producer_state::running;
 
     std::uint64_t made_ = 0, seq_ = 0, taken_ = 0, completed_ = 0, departures_ = 0, stops_ = 0;
