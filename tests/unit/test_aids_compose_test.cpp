@@ -399,7 +399,6 @@ TEST_CASE("adapters take a pre-built policy: a recording with the user's own sin
 
 TEST_CASE("checked<> and capturing<> forward a timed wake call; a trace recording does not") {
     using sw_ns = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
-    using dql_ms = qlimits::dql<qlimits::manual_clock<std::chrono::milliseconds>>;
     static_assert(qlimits::accepts_wake_call<qt::checked<sw_ns>>);
     static_assert(qlimits::accepts_wake_call<qlimits::capturing<sw_ns>>);
     static_assert(!qlimits::accepts_wake_call<qt::checked<dql_ms>>);
