@@ -15,10 +15,9 @@
 // also told some, of any length, negative ones included, where a time step's op byte has bit 6
 // set (the time then stands still). Not driven: the adapters' cheaper forms (may_post(),
 // on_completed with known_counted_t, on_unqueued()), which only fixed_limit and unlimited
-// have. Any broken
-// invariant prints the rule and the call number to stderr and traps, which libFuzzer reports
-// as a crash with the input that caused it. check_limit_policy_bytes() is the
-// same without the trap, for unit tests and for replaying a finding.
+// have. Any broken invariant prints the rule and the call number to stderr and traps, which
+// libFuzzer reports as a crash with the input that caused it. check_limit_policy_bytes() is
+// the same without the trap, for unit tests and for replaying a finding.
 //
 // Books: policies count in 32 bits (as the kernel's dql), so no policy can tell an
 // over-completion once 2^32 units or more are in flight; adapters must keep it from happening
