@@ -356,8 +356,12 @@ TEST_CASE("software_limit: wake calls told by the adapter are priced, and left o
     // wake-up at the 2 us prior and measures a drain rate with the calls in it: the rate falls
     // with every stop, the cap (rate x budget) with it, and the limit spirals down (a limit of
     // 11 moving 0.15x the items of no limit, per item; 0.50x taking 64 at once). Told, the step
-    // pays for the call and the rate is the consumer's own (2 M/s): 0.65x / 0.73x in this
-    // driver, where no limit never wakes the producer at all. Measured 2026-12-03.
+    // pays for the call and the rate is the consumer's own (2 M/s): 0.65x / 0.72x in this
+    // driver, where no limit never wakes the producer at all. Measured 2026-12-03, and again
+    // 2026-12-04 after two fixes: the driver told a call between the parts of a take (channel
+    // makes it after the whole take), and an empty moment counted every unit completed since
+    // the last one as in hand (a take-all consumer read at up to 10x its rate). Between them
+    // they read 2.5 M/s taking 64 at once; either fix alone left the items up to 172 us.
     for (const int mode : {0, 1}) {
         CAPTURE(mode);
         sw told({}, at(0));
@@ -373,14 +377,14 @@ TEST_CASE("software_limit: wake calls told by the adapter are priced, and left o
         CHECK(s.wake_cost_ns == doctest::Approx(30'000).epsilon(0.02));
         CHECK(untold.stats().wake_cost_ns == doctest::Approx(2000));
         CHECK(s.drain_rate_per_s >= 1.9e6);
-        CHECK(s.drain_rate_per_s <= 2.6e6); // taking 64 at once it reads 2.5 M/s, not 2
+        CHECK(s.drain_rate_per_s <= 2.1e6);
         CHECK(untold.stats().drain_rate_per_s < 1.2e6);
         CHECK(static_cast<double>(o.taken) >= 0.6 * static_cast<double>(n.taken));
         // 4.2x per item, 1.46x taking 64 at once (each take then moves 64 between calls).
         const double gain = mode == 0 ? 3.0 : 1.3;
         CHECK(static_cast<double>(o.taken) >= gain * static_cast<double>(u.taken));
         // Items wait within the budget: the cap counts the calls they wait through (without
-        // that term, 122-164 us). Measured: 100 us per item, 87 us taking 64 at once.
+        // that term, 122-164 us). Measured: 100 us per item, 93 us taking 64 at once.
         CHECK(o.sojourn_max_ns <= 100'000);
     }
 }

@@ -89,6 +89,24 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
     std::uint64_t calls_ns = 0; // wake calls made by the completions of the current step
     double limit_area = 0;
     std::uint32_t last_limit = p.limit();
+    // Wake a stopped producer that now has room: its wake-up latency starts here, and the
+    // consumer's call (wake_call_ns) is told to the policy.
+    const auto wake_if_due = [&] {
+        if (stopped && !woken && p.available() >= 0) {
+            woken = true;
+            wake_at = t + w.wake_call_ns + w.wake_ns;
+            calls_ns += w.wake_call_ns;
+            if constexpr (qlimits::accepts_wake_call<Policy>)
+                if (w.wake_call_ns != 0 && w.tell_wake_calls)
+                    p.on_wake_call(std::chrono::duration_cast<dur>(
+                        std::chrono::nanoseconds{w.wake_call_ns}));
+        }
+    };
+    // Set while a take_all take is reported in parts: as channel::receive_batch, the consumer
+    // decides about waking the producer once the whole take is reported, not between parts (a
+    // call told between parts would fall inside a rate sample that ends at a later part, while
+    // its time comes after the take).
+    bool in_take = false;
     // same_take: a later part of the previous report's take.
     const auto complete = [&](std::uint32_t n, bool same_take = false) {
         if (n == 0) return;
@@ -126,15 +144,7 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             o.limit_min = std::min(o.limit_min, last_limit);
             o.limit_max = std::max(o.limit_max, last_limit);
         }
-        if (stopped && !woken && p.available() >= 0) {
-            woken = true;
-            wake_at = t + w.wake_call_ns + w.wake_ns;
-            calls_ns += w.wake_call_ns;
-            if constexpr (qlimits::accepts_wake_call<Policy>)
-                if (w.wake_call_ns != 0 && w.tell_wake_calls)
-                    p.on_wake_call(std::chrono::duration_cast<dur>(
-                        std::chrono::nanoseconds{w.wake_call_ns}));
-        }
+        if (!in_take) wake_if_due();
     };
     while (t < w.duration_ns) {
         // The next event: a post, a take, a wake-up, a coalescing deadline.
@@ -190,6 +200,7 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             const auto n = static_cast<std::uint32_t>(
                 std::min<std::size_t>(ring.size(), w.poll_budget));
             ++o.takes;
+            in_take = true;
             for (std::uint32_t i = 0; i < n; ++i) {
                 if (i != 0) t += w.pop_ns;
                 o.sojourn_max_ns = std::max(o.sojourn_max_ns, t - ring.front());
@@ -198,6 +209,8 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             }
             o.taken += n;
             if (w.mode != report::per_item) complete(n);
+            in_take = false;
+            wake_if_due();
             consumer_free = t + n * w.consumer_ns + calls_ns;
             calls_ns = 0;
             // It looks again at consumer_free; an empty ring then puts it to sleep (below).

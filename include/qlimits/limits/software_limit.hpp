@@ -1038,9 +1038,14 @@ private:
         }
         // An empty ring has no backlog to time (completions that always empty it: per poll, a
         // consumer that takes everything at once, or one faster than the producer). Between two
-        // such moments the consumer worked off either the units it took at the first (take
-        // all, then work) or those it reports at the second (work, then report): the larger of
-        // the two over the time between is a rate sample. Only when the producer was held back
+        // such moments the consumer worked off, with takes (on_taken(): reported before the
+        // work), the take in hand at the first and those reported in between, not the one in
+        // hand now; otherwise either the units it completed up to the first (take all, then
+        // work) or those it reports at the second (work, then report), the larger of the two. Over
+        // the time between, that is a rate sample. (Counting all units completed before the
+        // first moment as in hand there read a take-all consumer at up to 10x its rate when
+        // several takes came between two empty moments: docs/software_limit.md, "An empty
+        // moment's units".) Only when the producer was held back
         // at the first moment (or just given room): it then had work ready, and the time between
         // is the consumer's, not a pause of the producer's.
         // Not across a wait for a woken producer that ran the ring dry: the time between then
@@ -1054,12 +1059,16 @@ private:
         // Neither this moment nor the last one had the producer held back: no sample to close,
         // and of this moment a later one needs only the completed count.
         if (!held_now && !c_.empty_held) return;
-        if (c_.empty_valid && c_.empty_held && units != 0 && !idled)
-            rate_sample(units > c_.empty_units ? units : c_.empty_units,
-                        less_calls(t - c_.empty_time, c_.empty_calls));
+        const std::uint32_t in_hand = c_.batch_run;
+        if (c_.empty_valid && c_.empty_held && units != 0 && !idled) {
+            const std::uint32_t worked =
+                c_.takes ? (units > in_hand ? units - in_hand : 0) + c_.empty_units
+                         : (units > c_.empty_units ? units : c_.empty_units);
+            if (worked != 0) rate_sample(worked, less_calls(t - c_.empty_time, c_.empty_calls));
+        }
         c_.empty_valid = true;
         c_.empty_held = held_now;
-        c_.empty_units = units;
+        c_.empty_units = c_.takes ? in_hand : units;
         c_.empty_time = t;
         c_.empty_calls = c_.call_ticks;
     }
@@ -1452,7 +1461,7 @@ private:
         bool empty_valid = false;                   // an empty-ring moment is remembered
         bool empty_held = false;                    // ... the producer was held back then
         std::uint32_t empty_done = 0;               // ... its completed count
-        std::uint32_t empty_units = 0;              // ... and the units completed just before
+        std::uint32_t empty_units = 0; // ... and the take in hand then (takes), else the units completed just before
         std::uint64_t empty_time = 0;               // ... and its time
         bool idled_since_empty = false; // a wait for a woken producer ran dry since that moment
         std::uint32_t window_completed = 0;
