@@ -120,6 +120,16 @@ concept accepts_wake_call = requires(P& p, typename P::time_point::duration d) {
     { p.on_wake_call(d) } noexcept -> std::same_as<void>;
 };
 
+/// The policy has `void on_consumer_idle(typename P::time_point::duration spent) noexcept`,
+/// called on the completion side when the consumer, having slept on an empty ring, is woken,
+/// before it reports the take that follows, with the time it slept. Adapters that put the
+/// consumer to sleep themselves and own a clock (channel) time that sleep and report it where
+/// a policy has the hook (software_limit); the spin before a sleep is not timed.
+template <class P>
+concept accepts_consumer_idle = requires(P& p, typename P::time_point::duration d) {
+    { p.on_consumer_idle(d) } noexcept -> std::same_as<void>;
+};
+
 namespace detail {
 /// A base for policy wrappers (testing::checked, testing::recording): it declares the wrapped
 /// policy's clock_type when that has one, so adapters pick the same default clock for the

@@ -47,6 +47,9 @@ TEST_CASE("software_limit properties: limit within bounds and checked<> invarian
         w.take_all = *rc::gen::arbitrary<bool>();
         // Wake calls that cost the consumer 0 - 40 us, told through checked<> (on_wake_call).
         w.wake_call_ns = *rc::gen::element<std::uint64_t>(0, 0, 500, 5'000, 40'000);
+        // The consumer's sleeps told (on_consumer_idle) or not, as channel does or a user's
+        // own loop may not.
+        w.tell_consumer_idle = *rc::gen::arbitrary<bool>();
         qlimits::software_limit_config c{};
         c.min_limit = *rc::gen::inRange<std::uint32_t>(1, 5);
         c.max_limit = *rc::gen::inRange<std::uint32_t>(c.min_limit, 600);

@@ -50,6 +50,10 @@ struct workload {
     /// tell_wake_calls, as channel does.
     std::uint64_t wake_call_ns = 0;
     bool tell_wake_calls = true;
+    /// Tell a policy that takes it (on_consumer_idle()) how long the consumer slept on an empty
+    /// ring (from the end of its work to the end of its wake-up), before the take that follows,
+    /// as channel does.
+    bool tell_consumer_idle = false;
 };
 
 struct outcome {
@@ -87,6 +91,7 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
     std::uint32_t polled = 0, pending = 0;
     std::uint64_t pending_since = 0, limit_t = w.duration_ns / 2;
     std::uint64_t calls_ns = 0; // wake calls made by the completions of the current step
+    std::uint64_t slept_ns = 0; // the consumer's last sleep, told before its next take
     double limit_area = 0;
     std::uint32_t last_limit = p.limit();
     // Wake a stopped producer that now has room: its wake-up latency starts here, and the
@@ -166,6 +171,12 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             break;
         }
         t = std::max(t, next);
+        if constexpr (qlimits::accepts_consumer_idle<Policy>) {
+            if (what == 1 && slept_ns != 0 && w.tell_consumer_idle)
+                p.on_consumer_idle(
+                    std::chrono::duration_cast<dur>(std::chrono::nanoseconds{slept_ns}));
+        }
+        if (what == 1) slept_ns = 0;
         if (what == 0) {
             // A take-all consumer that found the ring empty after its work went to sleep.
             // So did one that naps after its work (naps_after_work).
@@ -175,7 +186,10 @@ outcome drive(Policy& p, const workload& w, Observe&& observe) {
             p.on_queued(1);
             if (asleep) {
                 consumer_asleep = false;
-                consumer_free = t + w.consumer_wake_ns;
+                // It slept from the end of its work until it is back.
+                const std::uint64_t back = t + w.consumer_wake_ns;
+                slept_ns = back > consumer_free ? back - consumer_free : 0;
+                consumer_free = back;
                 polled = 0;
             }
             if (p.available() < 0) {

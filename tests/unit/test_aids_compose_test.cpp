@@ -412,6 +412,24 @@ TEST_CASE("checked<> and capturing<> forward a timed wake call; a trace recordin
     CHECK(c.stats().wake_cost_ns > 35'000); // reached the policy: the cost in force follows
 }
 
+TEST_CASE("checked<> and capturing<> forward a timed consumer sleep; a trace recording does not") {
+    using sw_ns = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
+    static_assert(qlimits::accepts_consumer_idle<sw_ns>);
+    static_assert(qlimits::accepts_consumer_idle<qt::checked<sw_ns>>);
+    static_assert(qlimits::accepts_consumer_idle<qlimits::capturing<sw_ns>>);
+    static_assert(!qlimits::accepts_consumer_idle<qt::checked<dql_ms>>);
+    static_assert(!qlimits::accepts_consumer_idle<qlimits::capturing<dql_ms>>);
+    // No trace line for it either: a recorded policy runs as it would untold.
+    static_assert(!qlimits::accepts_consumer_idle<qt::recording<sw_ns>>);
+    qt::checked<sw_ns> c({}, sw_ns::time_point{});
+    REQUIRE(c.on_queued(4, sw_ns::time_point{}));
+    c.on_consumer_idle(std::chrono::microseconds{-3});
+    c.on_consumer_idle(std::chrono::microseconds{40});
+    CHECK(c.on_completed(4, sw_ns::time_point{std::chrono::microseconds{50}}));
+    CHECK(c.ok());
+    CHECK(c.inflight() == 0);
+}
+
 TEST_CASE("checked<software_limit> forwards on_taken: the time read as rarely, the books checked") {
     using sw_ns = qlimits::software_limit<qlimits::manual_clock<std::chrono::nanoseconds>>;
     static_assert(qlimits::accepts_lazy_time<qt::checked<sw_ns>>);

@@ -227,6 +227,12 @@ public:
     {
         policy_.on_wake_call(spent);
     }
+    /// A timed consumer sleep (forwarded where Policy has it; not recorded, as the wake calls).
+    void on_consumer_idle(typename time_point::duration spent) noexcept
+        requires accepts_consumer_idle<Policy>
+    {
+        policy_.on_consumer_idle(spent);
+    }
     void reset(time_point now) noexcept { policy_.reset(now); }
     [[nodiscard]] std::int64_t available() const noexcept { return policy_.available(); }
     [[nodiscard]] std::uint32_t limit() const noexcept { return policy_.limit(); }

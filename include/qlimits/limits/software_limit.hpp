@@ -45,6 +45,8 @@
 //    (on_wake_call(): channel's futex wake) where that is larger; the told calls are also left
 //    out of the drain-rate samples, and the cap counts the calls an item waits through
 //    (units_with_calls());
+//  - consumer idle: the time the consumer slept on an empty ring, as an adapter timed and told
+//    it (on_consumer_idle(): channel's futex wait), is left out of the drain-rate samples too;
 //  - a sojourn sample above the budget cuts the limit to drained x budget / sojourn at once;
 //  - gap: the consumer's idle after the ring ran dry behind a producer that was free to post,
 //    following a busy period in which the limit held it back.
@@ -309,7 +311,7 @@ public:
         if (!c_.weigh_calls) return;
         const auto d = spent.count();
         const std::uint64_t ticks = d <= 0 ? 0 : static_cast<std::uint64_t>(d);
-        c_.call_ticks = sat_add(c_.call_ticks, ticks);
+        c_.away_ticks = sat_add(c_.away_ticks, ticks);
         // Smoothed as wake_sample(), 1/8 per sample, and capped at one budget: a call longer
         // than an item may wait is a preemption, and no step could make up for it.
         const double cap = static_cast<double>(c_.budget);
@@ -318,6 +320,21 @@ public:
         if (c_.call_est < 1e-9) c_.call_est = 0;
         c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
         c_.inputs_changed = true;
+    }
+
+    /// The completion side just waited `spent` for work: it found the ring empty and slept
+    /// until a producer's post woke it (channel times its futex wait; the spin before it is not
+    /// timed). Drain-rate samples leave that time out, as they leave out the wake calls: the
+    /// rate is the consumer's pace at its work. Untold, the time between two empty moments
+    /// holds the consumer's sleep and wake-up, so a consumer that sleeps after every step reads
+    /// as slow as the whole cycle: the cap (rate x budget) falls, the limit with it, the ring
+    /// runs dry sooner and the consumer sleeps more (measured in the lab: limits of 9-12 moving
+    /// 0.10-0.15x the items of no limit). docs/software_limit.md, "The consumer's idle".
+    /// Completion side, before the take its wait ended in is reported. A negative duration
+    /// counts as 0.
+    void on_consumer_idle(duration spent) noexcept {
+        const auto d = spent.count();
+        if (d > 0) c_.away_ticks = sat_add(c_.away_ticks, static_cast<std::uint64_t>(d));
     }
 
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
@@ -394,7 +411,7 @@ public:
         c_.stop_freq = 0;
         c_.wake_est = static_cast<double>(c_.wake_cost);
         c_.call_est = 0;
-        c_.call_ticks = c_.probe_calls = c_.empty_calls = 0;
+        c_.away_ticks = c_.probe_away = c_.empty_away = 0;
         c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
         c_.stops.store(0, std::memory_order_relaxed);
         c_.starvations.store(0, std::memory_order_relaxed);
@@ -778,12 +795,12 @@ private:
         const double seen = c_.wake_est > prior ? c_.wake_est : prior;
         return c_.call_est > seen ? c_.call_est : seen;
     }
-    // Ticks of `ticks` that the consumer spent at its work: less the wake calls timed since
-    // `calls_then` (the call_ticks reading at the interval's start); 0 if the calls fill it.
-    [[nodiscard]] std::uint64_t less_calls(std::uint64_t ticks,
-                                           std::uint64_t calls_then) const noexcept {
-        const std::uint64_t calls = c_.call_ticks - calls_then;
-        return static_cast<std::int64_t>(ticks) < 0 ? ticks : (calls >= ticks ? 0 : ticks - calls);
+    // Ticks of `ticks` that the consumer spent at its work: less the wake calls and idle waits
+    // told since `away_then` (the away_ticks reading at the interval's start); 0 if they fill it.
+    [[nodiscard]] std::uint64_t less_away(std::uint64_t ticks,
+                                          std::uint64_t away_then) const noexcept {
+        const std::uint64_t away = c_.away_ticks - away_then;
+        return static_cast<std::int64_t>(ticks) < 0 ? ticks : (away >= ticks ? 0 : ticks - away);
     }
 
     // The probe finished: the backlog seen at arming took `sojourn` ticks to drain.
@@ -793,7 +810,7 @@ private:
         c_.sojourn_last.store(smp.sojourn, std::memory_order_relaxed);
         const std::uint32_t worked = worked_since_arm(smp.drained);
         if (worked == 0) return; // within one take (0 ticks): nothing about a rate
-        rate_sample(worked, less_calls(smp.sojourn, c_.probe_calls));
+        rate_sample(worked, less_away(smp.sojourn, c_.probe_away));
         if (smp.sojourn > c_.budget && !c_.probe_cut) cut_to_budget(done, worked, smp.sojourn);
     }
 
@@ -1031,7 +1048,7 @@ private:
         if (inflight != 0) {
             if (!c_.probe.armed() && c_.probe.arm(q, done, t)) {
                 c_.probe_cut = false;
-                c_.probe_calls = c_.call_ticks;
+                c_.probe_away = c_.away_ticks;
                 c_.probe_in_hand = c_.takes ? c_.batch_run : 0;
             }
             return;
@@ -1064,13 +1081,13 @@ private:
             const std::uint32_t worked =
                 c_.takes ? (units > in_hand ? units - in_hand : 0) + c_.empty_units
                          : (units > c_.empty_units ? units : c_.empty_units);
-            if (worked != 0) rate_sample(worked, less_calls(t - c_.empty_time, c_.empty_calls));
+            if (worked != 0) rate_sample(worked, less_away(t - c_.empty_time, c_.empty_away));
         }
         c_.empty_valid = true;
         c_.empty_held = held_now;
         c_.empty_units = c_.takes ? in_hand : units;
         c_.empty_time = t;
-        c_.empty_calls = c_.call_ticks;
+        c_.empty_away = c_.away_ticks;
     }
 
     // The first completion after the ring ran dry behind a producer that paused on its own
@@ -1505,9 +1522,11 @@ private:
         std::uint64_t gap_backoff = 8;   // windows to ignore them after the next refutation
         double wake_est = 0; // learned stop -> wake cost (ticks), from the prior; may sit below it
         double call_est = 0; // smoothed wake call (ticks), on_wake_call()
-        std::uint64_t call_ticks = 0;  // wake calls timed so far (ticks, saturating)
-        std::uint64_t probe_calls = 0; // ... when the probe was armed
-        std::uint64_t empty_calls = 0; // ... at the remembered empty-ring moment
+        // The consumer's time away from its work as told so far (ticks, saturating): wake
+        // calls (on_wake_call()) and waits for work (on_consumer_idle()).
+        std::uint64_t away_ticks = 0;
+        std::uint64_t probe_away = 0; // ... when the probe was armed
+        std::uint64_t empty_away = 0; // ... at the remembered empty-ring moment
         // Read by stats() from any thread.
         std::atomic<std::uint32_t> limit{0}, lead{0}, step_seen{1}, floor{0}, cap{0};
         std::atomic<std::uint64_t> rate_fp{0}, sojourn_last{0}, samples{0};

@@ -13,7 +13,9 @@
 // takes or takes in parts (same_take), as channel reports them: the top two bits of the first
 // byte choose. A policy that takes timed wake calls (accepts_wake_call: software_limit) is
 // also told some, of any length, negative ones included, where a time step's op byte has bit 6
-// set (the time then stands still). Not driven: the adapters' cheaper forms (may_post(),
+// set (the time then stands still), and one that takes the consumer's idle
+// (accepts_consumer_idle: software_limit) some idle waits the same way where bit 6 is clear and
+// bit 5 set. Not driven: the adapters' cheaper forms (may_post(),
 // on_completed with known_counted_t, on_unqueued()), which only fixed_limit and unlimited
 // have. Any broken invariant prints the rule and the call number to stderr and traps, which
 // libFuzzer reports as a crash with the input that caused it. check_limit_policy_bytes() is
@@ -126,12 +128,21 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
         case 4: // complete more than is in flight: must be refused
             complete(static_cast<std::uint32_t>(outstanding + 1 + v % 16));
             break;
-        case 5: // time passes: mostly a little, sometimes a lot; or a wake call (see above)
+        case 5: // time passes: mostly a little, sometimes a lot; or a wake call or an idle wait
+                // told (see above)
             if constexpr (accepts_wake_call<checked<Policy>>) {
                 if ((op & 0x40) != 0) {
                     using dur = typename time_point::duration;
                     const auto len = static_cast<rep>(static_cast<std::int32_t>(v));
                     p.on_wake_call(dur{(op & 0x80) ? len : static_cast<rep>(v % 65536)});
+                    break;
+                }
+            }
+            if constexpr (accepts_consumer_idle<checked<Policy>>) {
+                if ((op & 0x60) == 0x20) {
+                    using dur = typename time_point::duration;
+                    const auto len = static_cast<rep>(static_cast<std::int32_t>(v));
+                    p.on_consumer_idle(dur{(op & 0x80) ? len : static_cast<rep>(v % 65536)});
                     break;
                 }
             }

@@ -110,6 +110,12 @@ public:
     {
         p_.on_wake_call(spent);
     }
+    /// A timed consumer sleep (forwarded where Policy has it): changes no count either.
+    void on_consumer_idle(typename time_point::duration spent) noexcept
+        requires accepts_consumer_idle<Policy>
+    {
+        p_.on_consumer_idle(spent);
+    }
     void reset(time_point now) noexcept {
         p_.reset(now);
         ++calls_;
