@@ -273,6 +273,64 @@ TEST_CASE("channel: the wake-up of a sleeping producer is timed and told to a po
     CHECK(quiet.policy().calls == 0);
 }
 
+namespace {
+// fixed_limit on the steady clock with the consumer-idle hook (qlimits::accepts_consumer_idle):
+// what it is told, and how much was in flight then (the take that ends a sleep is reported
+// after the tell).
+using fixed_steady = qlimits::fixed_limit<qlimits::steady_clock_source>;
+struct idle_policy : fixed_steady {
+    using fixed_steady::fixed_steady;
+    void on_consumer_idle(fixed_steady::time_point::duration spent) noexcept {
+        ++idles;
+        slept_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(spent).count();
+        inflight_then = inflight();
+    }
+    // (A count, not a duration: duration's constructor is not noexcept, and a policy must be
+    // nothrow-constructible.)
+    int idles = 0;
+    std::int64_t slept_ns = 0;
+    std::uint32_t inflight_then = 0;
+};
+static_assert(qlimits::accepts_consumer_idle<idle_policy>);
+static_assert(!qlimits::accepts_consumer_idle<fixed>);
+} // namespace
+
+TEST_CASE("channel: a consumer's sleep on an empty ring is timed and told before its take") {
+    using namespace std::chrono_literals;
+    byte_ring ring;
+    qlimits::channel<byte_ring, idle_policy> ch(ring, {.limit = 1000});
+    std::thread producer([&] {
+        // Long enough for the consumer to pass its spin and sleep on the futex.
+        std::this_thread::sleep_for(60ms);
+        CHECK(ch.send(packet{7, 10}) == send_status::ok);
+    });
+    packet p;
+    REQUIRE(ch.receive(p));
+    CHECK(p.seq == 7);
+    producer.join();
+    const idle_policy& pol = ch.policy();
+    CHECK(pol.idles >= 1);
+    CHECK(static_cast<std::uint64_t>(pol.idles) <= ch.stats().consumer_sleeps);
+    // Most of the 60 ms asleep (the spin before the sleep is not timed), and no more than
+    // the whole wait.
+    CHECK(pol.slept_ns >= std::chrono::nanoseconds{30ms}.count());
+    CHECK(pol.slept_ns <= std::chrono::nanoseconds{10s}.count());
+    CHECK(pol.inflight_then == 10); // told with the item still in flight: before its take
+    CHECK(ch.inflight() == 0);
+    // A sleep that ends at its deadline is an idle too.
+    const std::int64_t before = pol.slept_ns;
+    CHECK_FALSE(ch.receive(p, std::chrono::steady_clock::now() + 40ms));
+    CHECK(pol.slept_ns - before >= std::chrono::nanoseconds{20ms}.count());
+    // No sleep, no tell: a consumer that always finds work is never timed.
+    byte_ring ring2;
+    qlimits::channel<byte_ring, idle_policy> busy(ring2, {.limit = 1000});
+    for (std::uint64_t i = 0; i < 5; ++i) {
+        REQUIRE(busy.try_send(packet{i, 10}) == send_status::ok);
+        REQUIRE(busy.receive(p));
+    }
+    CHECK(busy.policy().idles == 0);
+}
+
 TEST_CASE("channel: a blocked send on a full ring is woken by the pop") {
     rings::spsc_ring<int, 2> ring;
     qlimits::channel<rings::spsc_ring<int, 2>, qlimits::unlimited<clock_ms>> ch(ring);

@@ -114,7 +114,9 @@
 // per item are reported as parts of one take (one batch, one time). For clocks
 // with ticks of a millisecond or more (jiffy_clock, dql's default) the channel reads
 // CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is then up to one kernel
-// tick (1-4 ms) old, and never goes backwards.
+// tick (1-4 ms) old, and never goes backwards. Two more readings frame each system call where
+// the policy takes them: the futex wake of a producer the limit stopped (accepts_wake_call)
+// and the consumer's futex wait on an empty ring (accepts_consumer_idle), then told to it.
 // Deadlines are std::chrono::steady_clock time points; a wait with a deadline sleeps on the
 // futex with that deadline and returns after it by the timer slack (50 us by default) plus the
 // scheduler's wake-up delay (docs/design.md has the measured lateness).
@@ -1079,15 +1081,30 @@ private:
             }
             bump(c_.sleeps);
             if (handshake) {
-                if (!detail::wait_until(f_.consumer_asleep, f_.consumer_sleepers, 1, deadline))
+                if (!consumer_sleep(deadline))
                     f_.consumer_asleep.store(0, std::memory_order_relaxed);
                 continue;
             }
             auto until = std::chrono::steady_clock::now() + unconfirmed_sleep;
             if (deadline != nullptr && *deadline < until)
                 until = *deadline;
-            if (!detail::wait_until(f_.consumer_asleep, f_.consumer_sleepers, 1, &until))
+            if (!consumer_sleep(&until))
                 f_.consumer_asleep.store(0, std::memory_order_relaxed);
+        }
+    }
+
+    // The consumer's futex wait (false at `until`). A policy that weighs the consumer's idle
+    // (accepts_consumer_idle: software_limit leaves it out of its drain rate) is told how long
+    // it slept: two clock reads beside a system call; the spin before it is not timed.
+    bool consumer_sleep(const deadline_type* until) noexcept {
+        if constexpr (accepts_consumer_idle<Policy>) {
+            const time_point before = read_clock::now();
+            const bool woken =
+                detail::wait_until(f_.consumer_asleep, f_.consumer_sleepers, 1, until);
+            policy_.on_consumer_idle(read_clock::now() - before);
+            return woken;
+        } else {
+            return detail::wait_until(f_.consumer_asleep, f_.consumer_sleepers, 1, until);
         }
     }
 
