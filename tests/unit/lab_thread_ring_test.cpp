@@ -98,6 +98,8 @@ TEST_CASE("lab thread-ring: a wake-up that costs the consumer tens of microsecon
     // consumer 0.35 us, each wake-up of the producer 40 us of its time. Before the twin told
     // the policy its wake calls (as channel does), the drain rate held them, the cap fell with
     // every stop and sw-item sat at a limit of 10, 0.13x none (sw-batch 0.14x, dql-item 0.03x).
+    // Told the calls, sw-item still read its rate with its own sleeps in it (0.84x none here);
+    // told those too (the twin tells its futex waits, as channel does), 1.56x.
     auto user = shortrun();
     user["pattern"] = {0};
     user["ring"] = {2048};
@@ -107,12 +109,35 @@ TEST_CASE("lab thread-ring: a wake-up that costs the consumer tens of microsecon
     user["batch"] = {16};
     const auto rs = lab_test::run("thread-ring", user, {"none", "sw"});
     const double none = metric(rs, "flood", "none", "throughput_pps");
-    CHECK(metric(rs, "flood", "sw-item", "throughput_pps") >= 0.5 * none);
-    CHECK(metric(rs, "flood", "sw-batch", "throughput_pps") >= 0.97 * none);
     for (const char* p : {"sw-item", "sw-batch"}) {
         INFO(p);
+        CHECK(metric(rs, "flood", p, "throughput_pps") >= 0.97 * none);
         CHECK(metric(rs, "flood", p, "limit_mean") >= 32);
         // Within the 100 us budget: the cap counts the calls an item waits through.
+        CHECK(metric(rs, "flood", p, "sojourn_p99_us") <= 100);
+    }
+}
+
+TEST_CASE("lab thread-ring: a consumer that sleeps at every step is told its sleeps, and its "
+          "rate is its own") {
+    // A random draw's case (docs/software_limit.md, "The consumer's idle"): items of 0.7 us,
+    // wake-ups that keep the producer away 45 us and cost the consumer a 25 us call. The ring
+    // runs dry at each step and the consumer sleeps; untold, the time between two empty
+    // moments held those sleeps, the rate read a fraction of the consumer's pace, and the cap
+    // held sw-item at a limit of 9, 0.12x none (sw-batch 12, 0.15x). Told: 1.11x / 1.24x.
+    auto user = shortrun();
+    user["pattern"] = {0};
+    user["ring"] = {1024};
+    user["work-ns"] = {702};
+    user["wake-ns"] = {44901};
+    user["wake-call-ns"] = {25080};
+    user["batch"] = {64};
+    const auto rs = lab_test::run("thread-ring", user, {"none", "sw"});
+    const double none = metric(rs, "flood", "none", "throughput_pps");
+    for (const char* p : {"sw-item", "sw-batch"}) {
+        INFO(p);
+        CHECK(metric(rs, "flood", p, "throughput_pps") >= 0.97 * none);
+        CHECK(metric(rs, "flood", p, "limit_mean") >= 64);
         CHECK(metric(rs, "flood", p, "sojourn_p99_us") <= 100);
     }
 }

@@ -72,6 +72,10 @@ public:
     void on_wake_call(time_point::duration spent) noexcept {
         p_->wake_call(spent.count() < 0 ? 0 : static_cast<sim::ns_t>(spent.count()));
     }
+    /// A timed consumer sleep, forwarded to every lab policy as the wake calls are.
+    void on_consumer_idle(time_point::duration spent) noexcept {
+        p_->consumer_idle(spent.count() < 0 ? 0 : static_cast<sim::ns_t>(spent.count()));
+    }
     void reset(time_point now) noexcept { p_->reset(ns(now)); }
     [[nodiscard]] stats_type stats() const noexcept { return {limit(), inflight()}; }
     /// The registry's view of the same policy (has a limit or not).

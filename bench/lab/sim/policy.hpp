@@ -41,6 +41,10 @@ public:
     /// simulated futex wake, the real pipeline's timed one): told to a policy that weighs it
     /// (qlimits::accepts_wake_call: software_limit), ignored by the others.
     virtual void wake_call(ns_t spent) noexcept { (void)spent; }
+    /// The consumer slept `spent` ns on an empty ring before this take (a twin's simulated
+    /// futex wait, the real pipeline's timed one): told to a policy that weighs it
+    /// (qlimits::accepts_consumer_idle: software_limit), ignored by the others.
+    virtual void consumer_idle(ns_t spent) noexcept { (void)spent; }
     virtual void reset(ns_t now) noexcept = 0;
     /// Whether the next queued() needs its time (qlimits::asks_post_time: dql's stall
     /// detector); a caller that has no time at hand calls queued(units) otherwise.
@@ -88,6 +92,11 @@ public:
     void wake_call(ns_t spent) noexcept override {
         if constexpr (qlimits::accepts_wake_call<P>)
             p_.on_wake_call(std::chrono::duration_cast<typename P::time_point::duration>(
+                std::chrono::nanoseconds{static_cast<std::int64_t>(spent)}));
+    }
+    void consumer_idle(ns_t spent) noexcept override {
+        if constexpr (qlimits::accepts_consumer_idle<P>)
+            p_.on_consumer_idle(std::chrono::duration_cast<typename P::time_point::duration>(
                 std::chrono::nanoseconds{static_cast<std::int64_t>(spent)}));
     }
     void reset(ns_t now) noexcept override { p_.reset(to_tick(now)); }

@@ -290,6 +290,7 @@ private:
             consumer_asleep_ = false;
             cons_.wake(now());
             spent = wake(cons_, cons_since_, k_consumer_wake);
+            consumer_slept_ = woke_sleeper_;
             prod_.busy(now(), spent);
         }
         const ns_t tail = trace_ != nullptr ? trace_->send_post : 0;
@@ -314,6 +315,13 @@ private:
             cons_.busy(now(), fence);
             cons_since_ = now() + fence;
             return;
+        }
+        if (consumer_slept_) {
+            // channel times its futex wait (from the end of the spin to its return) and tells
+            // the policy (qlimits::accepts_consumer_idle) before the take that follows.
+            consumer_slept_ = false;
+            const ns_t slept_from = cons_since_ + spin_ns_;
+            policy_->consumer_idle(now() > slept_from ? now() - slept_from : 0);
         }
         const std::size_t n = std::min(batch_, ring_.size());
         const double held = static_cast<double>(ring_.size());
@@ -489,6 +497,7 @@ private:
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;
     bool woke_sleeper_ = false; // the last wake() made the system call
+    bool consumer_slept_ = false; // the consumer's next take ends a futex wait
     producer_state state_ = producer_state::running;
 
     std::uint64_t made_ = 0, seq_ = 0, taken_ = 0, completed_ = 0, departures_ = 0, stops_ = 0;
