@@ -312,13 +312,7 @@ public:
         const auto d = spent.count();
         const std::uint64_t ticks = d <= 0 ? 0 : static_cast<std::uint64_t>(d);
         c_.away_ticks = sat_add(c_.away_ticks, ticks);
-        // Smoothed as wake_sample(), 1/8 per sample, and capped at one budget: a call longer
-        // than an item may wait is a preemption, and no step could make up for it.
-        const double cap = static_cast<double>(c_.budget);
-        const double x = static_cast<double>(ticks) > cap ? cap : static_cast<double>(ticks);
-        c_.call_est += (x - c_.call_est) / 8.0;
-        if (c_.call_est < 1e-9) c_.call_est = 0;
-        c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
+        smooth_toward(c_.call_est, static_cast<double>(ticks)); // as the learned wait
         c_.inputs_changed = true;
     }
 
@@ -781,10 +775,16 @@ private:
             const double by_units = static_cast<double>(units) * one / static_cast<double>(r);
             if (by_units < x) x = by_units;
         }
+        smooth_toward(c_.wake_est, x);
+    }
+    // Move a smoothed cost (ticks) 1/8 of the way to sample x, x counted at most one budget (a
+    // wait or a call longer than an item may wait is a preemption, and no step could make up
+    // for it), and publish the cost in force. For the learned wait and the timed wake call.
+    void smooth_toward(double& est, double x) noexcept {
         const double cap = static_cast<double>(c_.budget);
         if (x > cap) x = cap;
-        c_.wake_est += (x - c_.wake_est) / 8.0;
-        if (c_.wake_est < 1e-9) c_.wake_est = 0; // a decay to zero stays out of denormals
+        est += (x - est) / 8.0;
+        if (est < 1e-9) est = 0; // a decay to zero stays out of denormals
         c_.wake_est_seen.store(wake_cost_in_force() * ns_per_tick(), std::memory_order_relaxed);
     }
     // The prior is a floor: learning only raises the cost (a prior of 0 learns freely). Without
