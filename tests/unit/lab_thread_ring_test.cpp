@@ -92,6 +92,23 @@ TEST_CASE("lab thread-ring: a consumer that takes everything does not wait out t
           0.99 * metric(rs, "bursts", "none", "throughput_pps"));
 }
 
+namespace {
+// none and sw (item, batch) on a short thread-ring flood with costly wake-ups: ring slots, the
+// consumer's work per item, the producer's wake-up latency and the consumer's wake call (ns),
+// and the consumer's take.
+auto costly_wake_flood(double ring, double work_ns, double wake_ns, double call_ns,
+                       double batch) {
+    auto user = shortrun();
+    user["pattern"] = {0};
+    user["ring"] = {ring};
+    user["work-ns"] = {work_ns};
+    user["wake-ns"] = {wake_ns};
+    user["wake-call-ns"] = {call_ns};
+    user["batch"] = {batch};
+    return lab_test::run("thread-ring", user, {"none", "sw"});
+}
+} // namespace
+
 TEST_CASE("lab thread-ring: a wake-up that costs the consumer tens of microseconds is paid for "
           "in steps, not in a spiral") {
     // A random draw's case (docs/software_limit.md, "Timing the wake call"): items cost the
@@ -100,14 +117,7 @@ TEST_CASE("lab thread-ring: a wake-up that costs the consumer tens of microsecon
     // every stop and sw-item sat at a limit of 10, 0.13x none (sw-batch 0.14x, dql-item 0.03x).
     // Told the calls, sw-item still read its rate with its own sleeps in it (0.84x none here);
     // told those too (the twin tells its futex waits, as channel does), 1.56x.
-    auto user = shortrun();
-    user["pattern"] = {0};
-    user["ring"] = {2048};
-    user["work-ns"] = {247};
-    user["wake-ns"] = {43344};
-    user["wake-call-ns"] = {40342};
-    user["batch"] = {16};
-    const auto rs = lab_test::run("thread-ring", user, {"none", "sw"});
+    const auto rs = costly_wake_flood(2048, 247, 43344, 40342, 16);
     const double none = metric(rs, "flood", "none", "throughput_pps");
     for (const char* p : {"sw-item", "sw-batch"}) {
         INFO(p);
@@ -125,14 +135,7 @@ TEST_CASE("lab thread-ring: a consumer that sleeps at every step is told its sle
     // runs dry at each step and the consumer sleeps; untold, the time between two empty
     // moments held those sleeps, the rate read a fraction of the consumer's pace, and the cap
     // held sw-item at a limit of 9, 0.12x none (sw-batch 12, 0.15x). Told: 1.11x / 1.24x.
-    auto user = shortrun();
-    user["pattern"] = {0};
-    user["ring"] = {1024};
-    user["work-ns"] = {702};
-    user["wake-ns"] = {44901};
-    user["wake-call-ns"] = {25080};
-    user["batch"] = {64};
-    const auto rs = lab_test::run("thread-ring", user, {"none", "sw"});
+    const auto rs = costly_wake_flood(1024, 702, 44901, 25080, 64);
     const double none = metric(rs, "flood", "none", "throughput_pps");
     for (const char* p : {"sw-item", "sw-batch"}) {
         INFO(p);

@@ -309,9 +309,7 @@ public:
     /// counts as 0. Ignored with weigh_wake_calls = false.
     void on_wake_call(duration spent) noexcept {
         if (!c_.weigh_calls) return;
-        const auto d = spent.count();
-        const std::uint64_t ticks = d <= 0 ? 0 : static_cast<std::uint64_t>(d);
-        c_.away_ticks = sat_add(c_.away_ticks, ticks);
+        const std::uint64_t ticks = count_away(spent);
         smooth_toward(c_.call_est, static_cast<double>(ticks)); // as the learned wait
         c_.inputs_changed = true;
     }
@@ -326,10 +324,7 @@ public:
     /// 0.10-0.15x the items of no limit). docs/software_limit.md, "The consumer's idle".
     /// Completion side, before the take its wait ended in is reported. A negative duration
     /// counts as 0.
-    void on_consumer_idle(duration spent) noexcept {
-        const auto d = spent.count();
-        if (d > 0) c_.away_ticks = sat_add(c_.away_ticks, static_cast<std::uint64_t>(d));
-    }
+    void on_consumer_idle(duration spent) noexcept { (void)count_away(spent); }
 
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
     /// start (the cache floor within [min_limit, max_limit]). Call only while neither side runs.
@@ -794,6 +789,14 @@ private:
         const double prior = static_cast<double>(c_.wake_cost);
         const double seen = c_.wake_est > prior ? c_.wake_est : prior;
         return c_.call_est > seen ? c_.call_est : seen;
+    }
+    // Add a told wake call or idle wait to the consumer's time away from its work (a negative
+    // one counts as 0); returns it in ticks.
+    std::uint64_t count_away(duration spent) noexcept {
+        const auto d = spent.count();
+        const std::uint64_t ticks = d <= 0 ? 0 : static_cast<std::uint64_t>(d);
+        c_.away_ticks = sat_add(c_.away_ticks, ticks);
+        return ticks;
     }
     // Ticks of `ticks` that the consumer spent at its work: less the wake calls and idle waits
     // told since `away_then` (the away_ticks reading at the interval's start); 0 if they fill it.
@@ -1478,7 +1481,7 @@ private:
         bool empty_valid = false;                   // an empty-ring moment is remembered
         bool empty_held = false;                    // ... the producer was held back then
         std::uint32_t empty_done = 0;               // ... its completed count
-        std::uint32_t empty_units = 0; // ... and the take in hand then (takes), else the units completed just before
+        std::uint32_t empty_units = 0;              // ... take in hand (takes), or units before
         std::uint64_t empty_time = 0;               // ... and its time
         bool idled_since_empty = false; // a wait for a woken producer ran dry since that moment
         std::uint32_t window_completed = 0;
