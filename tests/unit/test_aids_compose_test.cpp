@@ -258,6 +258,33 @@ TEST_CASE("fuzz entry point: finds a policy that accepts an over-completion") {
 }
 
 namespace {
+// A broken policy: its cheaper producer-side look admits one unit past the limit.
+struct eager_fixed : qlimits::fixed_limit<> {
+    using qlimits::fixed_limit<>::fixed_limit;
+    [[nodiscard]] bool may_post() noexcept { return available() >= -1; }
+};
+} // namespace
+
+TEST_CASE("fuzz entry point: drives may_post() and finds one that disagrees with available()") {
+    // Limit 64; 64 units in flight with time (op 0), then 1 more: available() is -1. An
+    // admitting enqueue with the high bit (op 0x87) asks may_post(), which says yes.
+    const std::uint8_t input[] = {0, 64, 0, 0, 0, 0, 1, 0, 0, 0, 0x87, 0, 0, 0, 0};
+    const auto r = qt::check_limit_policy_bytes<eager_fixed>(input, sizeof input, {.limit = 64});
+    REQUIRE(r.failure != nullptr);
+    CHECK(std::string(r.failure) == "may_post() differs from available() >= 0");
+    CHECK(r.call == 3);
+    // fixed_limit's own may_post() passes the same bytes, and refuses there.
+    qt::checked<qlimits::fixed_limit<>> p({.limit = 64}, {});
+    CHECK(qt::check_limit_policy_bytes<qlimits::fixed_limit<>>(input, sizeof input, {.limit = 64})
+              .failure == nullptr);
+    REQUIRE(p.on_queued(65));
+    CHECK_FALSE(p.may_post());
+    REQUIRE(p.on_completed(1, {}));
+    CHECK(p.may_post());
+    CHECK(p.ok());
+}
+
+namespace {
 // unlimited, remembering the most units it ever had in flight.
 struct peak_watching_unlimited : qlimits::unlimited<> {
     using base = qlimits::unlimited<>;

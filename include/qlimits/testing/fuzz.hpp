@@ -15,11 +15,13 @@
 // also told some, of any length, negative ones included, where a time step's op byte has bit 6
 // set (the time then stands still), and one that takes the consumer's idle
 // (accepts_consumer_idle: software_limit) some idle waits the same way where bit 6 is clear and
-// bit 5 set. Not driven: the adapters' cheaper forms (may_post(),
-// on_completed with known_counted_t, on_unqueued()), which only fixed_limit and unlimited
-// have. Any broken invariant prints the rule and the call number to stderr and traps, which
-// libFuzzer reports as a crash with the input that caused it. check_limit_policy_bytes() is
-// the same without the trap, for unit tests and for replaying a finding.
+// bit 5 set. A policy that has may_post() (fixed_limit) is asked it instead of available() by
+// an admitting enqueue whose op byte has the high bit set. Not driven: the other cheaper forms
+// of the adapters (on_completed with known_counted_t, on_unqueued()), which only fixed_limit
+// and unlimited have. Any broken invariant prints the rule and the call number to stderr and
+// traps, which libFuzzer reports as a crash with the input that caused it.
+// check_limit_policy_bytes() is the same without the trap, for unit tests and for replaying a
+// finding.
 //
 // Books: policies count in 32 bits (as the kernel's dql), so no policy can tell an
 // over-completion once 2^32 units or more are in flight; adapters must keep it from happening
@@ -152,7 +154,14 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
             p.reset(now());
             outstanding = 0;
             break;
-        default: // obey the policy: enqueue only while it admits
+        default: // obey the policy: enqueue only while it admits; the high bit asks with the
+                 // producer's cheaper look where the policy has one (as channel does)
+            if constexpr (has_may_post<checked<Policy>>) {
+                if ((op & 0x80) != 0) {
+                    if (p.may_post()) queue(1 + v % 1500, true);
+                    break;
+                }
+            }
             if (p.available() >= 0) queue(1 + v % 1500, true);
             break;
         }

@@ -10,6 +10,8 @@
 //   - a completion of more than is in flight is refused (never applied);
 //   - an enqueue above max_object is refused;
 //   - reset() forgets what was in flight (inflight() == 0 after it);
+//   - may_post() (where the policy has it) answers available() >= 0 and changes no count and no
+//     limit;
 //   - for dql: available() == adj_limit - num_queued (signed 32-bit), and after a completion
 //     adj_limit == limit + num_completed (mod 2^32: the producer's room is the limit the
 //     completion settled on, clamp included) and the limit lies in [min_limit, max_limit]
@@ -124,6 +126,21 @@ public:
         verify(false);
     }
 
+    /// The producer's cheaper look (forwarded where Policy has it: fixed_limit), checked: its
+    /// answer is available() >= 0, and it changes neither inflight() nor limit().
+    [[nodiscard]] bool may_post() noexcept
+        requires has_may_post<Policy>
+    {
+        const look before = looks();
+        const bool yes = p_.may_post();
+        ++calls_;
+        const look after = looks();
+        if (yes != (after.available >= 0)) fail("may_post() differs from available() >= 0");
+        if (after.limit != before.limit || after.inflight != before.inflight)
+            fail("may_post() changed the limit or inflight()");
+        verify(false);
+        return yes;
+    }
     [[nodiscard]] std::int64_t available() const noexcept { return p_.available(); }
     [[nodiscard]] std::uint32_t limit() const noexcept { return p_.limit(); }
     [[nodiscard]] std::uint32_t inflight() const noexcept { return p_.inflight(); }
