@@ -871,10 +871,12 @@ TEST_CASE("software_limit: on_taken still cuts a slowed consumer within an eight
 
 TEST_CASE("software_limit: on_taken gives a running producer room without reading the clock") {
     // A limit that never bites (1024): the producer runs within its room, 16 to 21 items in
-    // flight, the consumer takes one at a time. Room must still come at every step
-    // (available() exact after each take), with the time read only when the sojourn probe ends
-    // (once per backlog drained, ~18 takes) and every limit / 8 takes, not per take (channel's
-    // per-item case: a clock read costs more than the ring's own work).
+    // flight, the consumer takes one at a time. Room must keep coming (never staler than
+    // limit / 8 completions: the refresh of a calm producer, set_refresh()), with the time read
+    // only when the sojourn probe ends and every limit / 8 takes, not per take (channel's
+    // per-item case: a clock read costs more than the ring's own work). Once calm (after the
+    // first window, 1 ms: no stop, never more than half the limit in flight), the room is
+    // written into the producer's line only every limit / 8 takes, not at every take.
     // Then the same with the ring emptied at every take: an empty ring takes the timed path
     // (its look may close a sample whose time must be right), so one reading per take.
     sw p({.min_limit = 1024, .max_limit = 1024}, at(0));
@@ -883,26 +885,36 @@ TEST_CASE("software_limit: on_taken gives a running producer room without readin
         ++reads;
         return at(now);
     };
+    std::uint64_t gifts_late = 0; // gifts of room after the first two windows
     const auto take = [&]() {
         now += 50;
         REQUIRE(p.on_taken(1, clock));
         const auto s = p.stats();
         REQUIRE(s.step == 1);
-        CHECK(p.available() == std::int64_t{s.limit} - std::int64_t{p.inflight()});
+        // Completions since room was last given (0 right after a gift).
+        const std::int64_t stale = std::int64_t{s.limit} - std::int64_t{p.inflight()} - p.available();
+        CHECK(stale >= 0);
+        CHECK(stale <= 1024 / 8);
+        if (now > 2'000'000 && stale == 0) ++gifts_late;
     };
     REQUIRE(p.on_queued(1));
-    std::uint64_t takes = 0;
+    std::uint64_t takes = 0, takes_late = 0;
     for (int round = 0; round < 50'000; ++round) {
         const std::uint32_t want = 16 + static_cast<std::uint32_t>(round % 6); // 16 to 21
         while (p.inflight() < want) REQUIRE(p.on_queued(1));
         take();
         ++takes;
+        if (now > 2'000'000) ++takes_late;
     }
     CAPTURE(reads);
     CAPTURE(takes);
+    CAPTURE(gifts_late);
+    CAPTURE(takes_late);
     CHECK(p.limit() == 1024);
     CHECK(reads * 8 <= takes); // 1 in 18 + 1 in 128 expected
     CHECK(p.stats().sojourn_samples > 0); // the backlog is still timed
+    CHECK(takes_late >= 10'000);
+    CHECK(gifts_late * (1024 / 8) <= takes_late + 1024 / 8); // one gift per limit / 8 takes
 
     reads = 0;
     while (p.inflight() != 0) take();
@@ -911,6 +923,53 @@ TEST_CASE("software_limit: on_taken gives a running producer room without readin
         const std::uint64_t before = reads;
         take();
         CHECK(reads == before + 1);
+    }
+}
+
+TEST_CASE("software_limit: a calm producer's room is exact again once it nears the limit") {
+    // The calm refresh (room every limit / 8 completions, set_refresh()) holds only while the
+    // producer stays below half the limit with no stop: a look that sees more in flight ends it
+    // at once, and from then on room follows every completion again (step 1: no stops yet).
+    // Without that end, a producer that turns fast would meet a room up to limit / 8 old and be
+    // held with 7/8 of the limit in flight: stops that the step and the limit would then count.
+    for (const bool lazy : {false, true}) {
+        CAPTURE(lazy);
+        sw p({.min_limit = 256, .max_limit = 256}, at(0));
+        std::uint64_t now = 0;
+        const auto take = [&]() {
+            now += 50;
+            if (lazy)
+                REQUIRE(p.on_taken(1, [&now]() noexcept { return at(now); }));
+            else
+                REQUIRE(p.on_completed(1, at(now)));
+        };
+        // Calm: 4 to 8 in flight for 3 ms (three windows).
+        for (int round = 0; round < 60'000; ++round) {
+            while (p.inflight() < 4 + static_cast<std::uint32_t>(round % 5)) REQUIRE(p.on_queued(1));
+            take();
+        }
+        const auto stale = [&]() {
+            return std::int64_t{p.limit()} - std::int64_t{p.inflight()} - p.available();
+        };
+        std::int64_t most_stale = 0;
+        for (int round = 0; round < 2'000; ++round) {
+            while (p.inflight() < 8) REQUIRE(p.on_queued(1));
+            take();
+            most_stale = std::max(most_stale, stale());
+        }
+        CAPTURE(most_stale);
+        CHECK(most_stale > 1); // calm: room given only every limit / 8 = 32 completions
+        CHECK(most_stale <= 256 / 8);
+        // The producer turns fast: 200 in flight, more than half the limit. The next look ends
+        // the calm; every take after it leaves the room exact.
+        while (p.inflight() < 200) REQUIRE(p.on_queued(1));
+        for (int i = 0; i < 256 / 8 + 1; ++i) take();
+        for (int round = 0; round < 2'000; ++round) {
+            while (p.inflight() < 200) REQUIRE(p.on_queued(1));
+            take();
+            CHECK(stale() == 0);
+        }
+        CHECK(p.stats().stops == 0);
     }
 }
 

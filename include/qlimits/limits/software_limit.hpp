@@ -11,7 +11,8 @@
 //       stop -> wake cycle moves `step` units instead of one. A running producer's room is
 //       refreshed every min(step, limit / 8) completions (at least 1: once per item at a limit
 //       below 16), so it is never held back with less than limit + 1 - limit / 8 in flight
-//       by a room given long ago;
+//       by a room given long ago; every limit / 8 while it is calm (no stop in the last window,
+//       never more than half the limit in flight since: set_refresh());
 //   (3) keeps at least a cache line of pointers in flight (the *cache floor*, 8) when items are
 //       cheap enough that the line bouncing between the two cores would cost more than that share;
 //   (4) for a producer that pauses after each burst, keeps the consumer busy through the pause:
@@ -65,8 +66,9 @@
 // completion path. Each side must be serialised on its own; the two may run concurrently.
 // stats() may be called from any thread (each field read atomically; not one snapshot).
 // Per completion the policy touches only its completion line. It reads the producer's line
-// when the completions catch up with the last reading of it, once per min(step, limit / 8)
-// completions (at least 1; for a producer held back: at the count where its room is due),
+// when the completions catch up with the last reading of it, once per refresh (min(step,
+// limit / 8) completions, at least 1, or limit / 8 for a calm producer; for a producer held
+// back: at the count where its room is due),
 // when an input of the limit changed, and while it waits for a woken producer's next post;
 // it writes the room there when it gives room and the room changed.
 #pragma once
@@ -412,6 +414,8 @@ public:
         c_.cap.store(c_.max_limit, std::memory_order_relaxed);
         c_.step = 1;
         c_.refresh = 1;
+        c_.calm = false;
+        c_.peak_cur = 0;
         c_.step_seen.store(1, std::memory_order_relaxed);
         c_.limit.store(start, std::memory_order_relaxed);
         c_.check_every = start / 8 == 0 ? 1 : start / 8; // as set_limit() (on_taken())
@@ -538,6 +542,7 @@ private:
                 return false;
             }
             c_.queued_seen = q;
+            saw_inflight(q - before);
         }
         // What the last accepted call reported: takes (before the work) or completions (after).
         if (c_.takes != Lazy) c_.takes = Lazy;
@@ -645,13 +650,17 @@ private:
             //    as before;
             //  - windows and the budget are looked at on the timed takes (and a recompute still
             //    pending after a budget cut makes this look a timed one).
+            //  - a calm producer's backlog (set_refresh()) is left to the timed takes: it is far
+            //    below the limit, and a consumer right behind it otherwise made every take
+            //    after an empty ring a timed look that armed a probe.
             if (!timed && !changed && !c_.wake_pending && !c_.gap_pending &&
-                !c_.inputs_changed && c_.probe.armed()) {
+                !c_.inputs_changed && (c_.probe.armed() || c_.calm)) {
                 const std::uint32_t q = p_.queued.load(std::memory_order_relaxed);
                 const bool due = done - c_.published_at >= c_.refresh;
                 if (q != done && static_cast<std::int32_t>(q - c_.adj_pub) <= 0 &&
                     (due || static_cast<std::int32_t>(done - c_.settle_at) < 0)) {
                     c_.queued_seen = q;
+                    saw_inflight(q - done);
                     if (due) {
                         publish(done, c_.limit.load(std::memory_order_relaxed));
                         c_.published_time = c_.last_time;
@@ -697,6 +706,7 @@ private:
                 : !c_.probe.armed())
             return false;
         c_.queued_seen = q;
+        saw_inflight(q - done);
         const std::uint32_t lim = c_.limit.load(std::memory_order_relaxed);
         if (dry || done - c_.published_at >= c_.refresh) {
             publish_at(done, lim, t);
@@ -889,11 +899,35 @@ private:
         // stop -> wake cycle that moved nothing, once per step, for a producer barely faster
         // than the consumer, and those stops kept the step (and the limit) high. Measured in
         // docs/software_limit.md ("Room for a running producer").
-        c_.refresh = std::min(c_.step, c_.check_every);
+        if (c_.calm && c_.peak_cur > lim / 2) c_.calm = false;
+        set_refresh();
+    }
+
+    // The refresh of a running producer's room: min(step, limit / 8) completions, or limit / 8
+    // while the producer is calm: no stop in the last window and never more than half the
+    // limit in flight at a look since it began. Refreshed every step, a producer that is never
+    // stopped (step 1) had its room written into its cache line at every completion, and
+    // read it back at its next post: two line transfers per item where the ring has one
+    // (docs/software_limit.md, "A calm producer's room"). A calm producer held by a room up
+    // to limit / 8 completions old still has more than 7/8 of the limit in flight, and any
+    // look that finds it held, or past half the limit, ends the calm at once.
+    void set_refresh() noexcept {
+        c_.refresh = c_.calm ? c_.check_every : std::min(c_.step, c_.check_every);
+        const std::uint32_t at = c_.published_at + c_.refresh;
         // A smaller refresh makes room due sooner: look again by then (looking early is
-        // harmless).
-        if (static_cast<std::int32_t>(c_.published_at + c_.refresh - c_.settle_at) < 0)
-            c_.settle_at = c_.published_at + c_.refresh;
+        // harmless). A larger one (calm) moves the look out, unless a held producer is due
+        // sooner (it is not calm then).
+        if (static_cast<std::int32_t>(at - c_.settle_at) < 0 || c_.calm) c_.settle_at = at;
+    }
+    // A look saw `inflight` units in flight: the peak of the window, and the end of the calm
+    // past half the limit.
+    void saw_inflight(std::uint32_t inflight) noexcept {
+        if (inflight <= c_.peak_cur) return;
+        c_.peak_cur = inflight;
+        if (c_.calm && inflight > c_.limit.load(std::memory_order_relaxed) / 2) {
+            c_.calm = false;
+            set_refresh();
+        }
     }
 
     // The slow path: read the producer's count, follow a woken producer, roll the window,
@@ -906,6 +940,10 @@ private:
         // look at available()); the limit, not the producer, is holding work back.
         const bool held = static_cast<std::int32_t>(q - c_.adj_pub) > 0;
         if (held) c_.held_in_busy = true;
+        // A calm producer's room may date from up to limit / 8 completions ago (set_refresh()):
+        // a lead sample measured from that gift would overstate the lead, so none is taken.
+        const bool was_calm = c_.calm;
+        saw_inflight(held ? c_.max_limit : inflight); // held: no longer calm
         if (c_.gap_pending) gap_sample(done, t);
 
         if (c_.wake_pending) {
@@ -997,7 +1035,7 @@ private:
             // Dry while the producer was held back: room comes only with completions, and this
             // batch of them took everything in flight (per poll, or coalesced). The lead must
             // cover a whole such batch: as a sample, twice the units it reported.
-            lead_sample(t - c_.published_time, 2 * (done - c_.published_at));
+            if (!was_calm) lead_sample(t - c_.published_time, 2 * (done - c_.published_at));
             count(c_.starvations);
         }
 
@@ -1308,6 +1346,12 @@ private:
             gap_try(t);
         }
         const std::uint32_t units = done - c_.window_completed;
+        // Calm for the next window if this one had no stop and no look saw more than half the
+        // limit in flight (the refresh then follows at once; see set_refresh()).
+        c_.calm = c_.window_stop_steps == 0 && units != 0 &&
+                  c_.peak_cur <= c_.limit.load(std::memory_order_relaxed) / 2;
+        c_.peak_cur = 0;
+        set_refresh();
         c_.stop_freq = units == 0 ? 0.0
                                   : static_cast<double>(c_.window_stop_steps) /
                                         static_cast<double>(units);
@@ -1445,7 +1489,8 @@ private:
         std::uint32_t published_at = 0; // completed count when room was last given
         std::uint32_t step = 1;         // units of room a held producer gets at once
         std::uint32_t refresh = 1;      // completions between two gifts of room to a running
-                                        // producer: min(step, limit / 8), at least 1
+                                        // producer: min(step, limit / 8), at least 1; limit / 8
+                                        // while calm (set_refresh())
         bool wake_pending = false;      // room given to a held producer; its next post awaited
         bool gap_pending = false;       // dry behind a producer that paused on its own: its idle
                                         // is timed at the next completion (gap_sample())
@@ -1488,6 +1533,8 @@ private:
         std::uint64_t window_start = 0, window_stop_steps = 0;
         std::uint64_t window_end = 0; // window_start + window, saturated
         double stop_freq = 0;
+        bool calm = false;          // the producer kept well below the limit (set_refresh())
+        std::uint32_t peak_cur = 0; // most seen in flight at a look this window
         drain_meter meter;
         // Configuration, in ticks.
         std::uint32_t min_limit = 1, max_limit = 1, cache_floor = 0;
