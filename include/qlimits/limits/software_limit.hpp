@@ -940,9 +940,6 @@ private:
         // look at available()); the limit, not the producer, is holding work back.
         const bool held = static_cast<std::int32_t>(q - c_.adj_pub) > 0;
         if (held) c_.held_in_busy = true;
-        // A calm producer's room may date from up to limit / 8 completions ago (set_refresh()):
-        // a lead sample measured from that gift would overstate the lead, so none is taken.
-        const bool was_calm = c_.calm;
         saw_inflight(held ? c_.max_limit : inflight); // held: no longer calm
         if (c_.gap_pending) gap_sample(done, t);
 
@@ -1035,7 +1032,7 @@ private:
             // Dry while the producer was held back: room comes only with completions, and this
             // batch of them took everything in flight (per poll, or coalesced). The lead must
             // cover a whole such batch: as a sample, twice the units it reported.
-            if (!was_calm) lead_sample(t - c_.published_time, 2 * (done - c_.published_at));
+            lead_sample(t - c_.published_time, 2 * (done - c_.published_at));
             count(c_.starvations);
         }
 
