@@ -892,7 +892,8 @@ TEST_CASE("software_limit: on_taken gives a running producer room without readin
         const auto s = p.stats();
         REQUIRE(s.step == 1);
         // Completions since room was last given (0 right after a gift).
-        const std::int64_t stale = std::int64_t{s.limit} - std::int64_t{p.inflight()} - p.available();
+        const std::int64_t stale =
+            std::int64_t{s.limit} - std::int64_t{p.inflight()} - p.available();
         CHECK(stale >= 0);
         CHECK(stale <= 1024 / 8);
         if (now > 2'000'000 && stale == 0) ++gifts_late;
@@ -945,7 +946,8 @@ TEST_CASE("software_limit: a calm producer's room is exact again once it nears t
         };
         // Calm: 4 to 8 in flight for 3 ms (three windows).
         for (int round = 0; round < 60'000; ++round) {
-            while (p.inflight() < 4 + static_cast<std::uint32_t>(round % 5)) REQUIRE(p.on_queued(1));
+            const std::uint32_t want = 4 + static_cast<std::uint32_t>(round % 5); // 4 to 8
+            while (p.inflight() < want) REQUIRE(p.on_queued(1));
             take();
         }
         const auto stale = [&]() {
