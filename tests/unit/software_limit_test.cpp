@@ -105,6 +105,48 @@ TEST_CASE("software_limit: counters wrap at 2^32 without harm") {
     CHECK(p.limit() <= qlimits::software_limit_config{}.max_limit);
 }
 
+TEST_CASE("software_limit: a clock that wraps past 2^64 changes nothing") {
+    // clock.hpp: times compare modulo 2^64. Two policies see the same calls, one with its clock
+    // 2 ms below zero, so its ticks wrap to 0 early in the run. A review (2026-12-04) found the
+    // deadlines saturated, not wrapped: after the wrap the gap term stayed off for good (every
+    // later gap stage `none`) and windows rolled late, so limits differed from the unshifted run.
+    qlimits::software_limit_config cfg;
+    cfg.sojourn_budget = std::chrono::microseconds{20};
+    cfg.window = std::chrono::microseconds{200};
+    const std::uint64_t shift = std::uint64_t{0} - 2'000'000;
+    sw a(cfg, at(0)), b(cfg, at(shift));
+    std::mt19937_64 rng(3);
+    std::uint64_t t = 0, inflight = 0;
+    std::uint64_t differing = 0, gap_active_after_wrap = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const auto op = rng() % 10;
+        if (op < 4) {
+            if (a.available() >= 0) {
+                const auto n = static_cast<std::uint32_t>(1 + rng() % 4);
+                REQUIRE(a.on_queued(n));
+                REQUIRE(b.on_queued(n));
+                inflight += n;
+            }
+        } else if (op < 7) {
+            const auto n = static_cast<std::uint32_t>(rng() % (inflight + 1));
+            REQUIRE(a.on_completed(n, at(t)));
+            REQUIRE(b.on_completed(n, at(t + shift)));
+            inflight -= n;
+        } else {
+            t += rng() % 3000;
+        }
+        const auto sa = a.stats(), sb = b.stats();
+        if (sa.limit != sb.limit || sa.available != sb.available || sa.step != sb.step ||
+            sa.cap != sb.cap || sa.gap_stage != sb.gap_stage || sa.stops != sb.stops)
+            ++differing;
+        if (t > 2'000'000 && sb.gap_stage != qlimits::software_gap_stage::none)
+            ++gap_active_after_wrap;
+    }
+    REQUIRE(t > 4'000'000); // the run goes well past the wrap
+    CHECK(differing == 0);
+    CHECK(gap_active_after_wrap > 0); // the workload does use the gap term after the wrap
+}
+
 TEST_CASE("software_limit: a producer posting 2^31 past its room is still held by the room it is given") {
     // A producer that ignores available() until queued - room wraps the signed 32-bit
     // comparison. A completion then gives room at the new completed count, and the producer is

@@ -375,28 +375,28 @@ public:
         c_.gap_ref_idle = c_.gap_trial_max = c_.gap_trial_growth = 0;
         c_.gap_rate_min = c_.gap_rate_max = c_.gap_cycle_units_max = 0;
         c_.gap_trial_begun = false;
-        c_.gap_trial_until = 0;
+        c_.gap_trial_until = t;
         c_.gap_voids = 0;
         c_.gap_ref_need = c_.gap_ref_limit = c_.gap_trial_limit = 0;
         c_.gap_trial_n = c_.gap_trial_low = 0;
-        c_.gap_phase_end = 0;
+        c_.gap_phase_end = t;
         c_.gap_last_valid = false;
         c_.gap_last_time = t;
         c_.gap_last_done = 0;
         c_.gap_ref_units = c_.gap_ref_ticks = c_.gap_trial_units = c_.gap_trial_ticks = 0;
-        c_.gap_off_until = 0;
+        c_.gap_off_until = t;
         c_.gap_backoff = 8;
         c_.gap_seen.store(0, std::memory_order_relaxed);
         c_.gap_stage_seen.store(gap_stage::none, std::memory_order_relaxed);
         c_.wake_time = t;
         c_.resolve_time = ~std::uint64_t{0};
-        c_.settle_by = sat_add(t, c_.budget < c_.window ? c_.budget : c_.window);
+        c_.settle_by = deadline_after(t, c_.budget < c_.window ? c_.budget : c_.window);
         c_.published_time = t;
         c_.last_time = t;
         c_.batch_published_time = t;
         c_.batch_done = 0;
         c_.window_start = t;
-        c_.window_end = sat_add(t, c_.window);
+        c_.window_end = deadline_after(t, c_.window);
         c_.window_completed = 0;
         c_.window_stop_steps = 0;
         c_.stop_freq = 0;
@@ -500,6 +500,22 @@ private:
         return a > std::numeric_limits<std::uint64_t>::max() - b
                    ? std::numeric_limits<std::uint64_t>::max()
                    : a + b;
+    }
+    // Deadlines. Times are compared modulo 2^64, as clock.hpp promises (a clock that starts
+    // below zero, or a jiffies-like counter, wraps), so a deadline is at most 2^62 ticks ahead
+    // (146 years in nanoseconds: "never" for any window or back-off) and reached once the
+    // signed difference is no longer negative. A saturated absolute deadline would never be
+    // reached after the wrap (review 2026-12-04: the gap term then stayed off for good).
+    static constexpr std::uint64_t max_ahead = std::uint64_t{1} << 62;
+    static constexpr std::uint64_t deadline_after(std::uint64_t t, std::uint64_t ticks) noexcept {
+        return t + (ticks < max_ahead ? ticks : max_ahead);
+    }
+    static constexpr bool reached(std::uint64_t t, std::uint64_t deadline) noexcept {
+        return static_cast<std::int64_t>(t - deadline) >= 0;
+    }
+    // The earlier of two deadlines set at the same time.
+    static constexpr std::uint64_t earlier(std::uint64_t a, std::uint64_t b) noexcept {
+        return reached(a, b) ? b : a;
     }
     // a + b, saturated at the int64 bounds (clock jumps of 2^62 ticks or more would overflow).
     static constexpr std::int64_t sat_add_signed(std::int64_t a, std::int64_t b) noexcept {
@@ -611,7 +627,7 @@ private:
         // checked whenever the time was read).
         if (!changed && static_cast<std::int32_t>(done - c_.settle_at) < 0 &&
             done != c_.queued_seen && !c_.wake_pending && !c_.gap_pending &&
-            (!timed || t < c_.settle_by)) [[likely]]
+            (!timed || !reached(t, c_.settle_by))) [[likely]]
             return true;
         if constexpr (Lazy) {
             // Only a woken producer's next post awaited (the commonest slow look with per-item
@@ -714,9 +730,7 @@ private:
             // (the 32-bit comparison wraps): settle()'s rule for a held producer, as there.
             if (static_cast<std::int32_t>(q - c_.adj_pub) > 0) c_.settle_at = q - lim - 1 + c_.step;
         }
-        // May wrap for a time beyond 2^64 - 2^62 ticks, harmlessly (see settle()).
-        const std::uint64_t budget_end = t + c_.budget;
-        c_.settle_by = budget_end < c_.window_end ? budget_end : c_.window_end;
+        c_.settle_by = earlier(deadline_after(t, c_.budget), c_.window_end);
         if (dry) {
             c_.idled_since_empty = false;
             c_.empty_done = done;
@@ -958,7 +972,7 @@ private:
                     // long stall makes of it. (None if the clock went backwards, or the ring is
                     // not dry yet: a dry wait started when room was given at an empty ring.)
                     const std::uint64_t idle_units =
-                        t > c_.wake_dry_time
+                        !reached(c_.wake_dry_time, t)
                             ? units_at(planning_rate(), t - c_.wake_dry_time, false)
                             : 0;
                     const std::uint64_t units = (done - c_.wake_done) + idle_units;
@@ -1065,7 +1079,7 @@ private:
                     // left to the looks, so a first rate can still come from such cycles).
                     c_.wake_starved = true;
                     c_.wake_dry_time =
-                        sat_add(t, (std::uint64_t{c_.batch_run} << drain_meter::rate_shift) / r);
+                        deadline_after(t, (std::uint64_t{c_.batch_run} << drain_meter::rate_shift) / r);
                 }
                 c_.wake_time = t;
                 c_.wake_checked = t;
@@ -1079,10 +1093,7 @@ private:
         // until then only a change of the limit's inputs (which forces a look) can give it room
         // sooner. Otherwise every refresh completions, as publish() set.
         if (static_cast<std::int32_t>(q - c_.adj_pub) > 0) c_.settle_at = q - lim - 1 + c_.step;
-        // No overflow check: budget <= 2^62 ticks (constructor), and a wrapped sum for a time
-        // beyond 2^64 - 2^62 ticks would only make every completion take the slow path.
-        const std::uint64_t budget_end = t + c_.budget;
-        c_.settle_by = budget_end < c_.window_end ? budget_end : c_.window_end;
+        c_.settle_by = earlier(deadline_after(t, c_.budget), c_.window_end);
         if (inflight != 0) {
             if (!c_.probe.armed() && c_.probe.arm(q, done, t)) {
                 c_.probe_cut = false;
@@ -1195,7 +1206,7 @@ private:
         }
         switch (c_.gap_phase) {
         case gap_stage::none:
-            if (t < c_.gap_off_until || deficit < 1.0) return;
+            if (!reached(t, c_.gap_off_until) || deficit < 1.0) return;
             set_gap_stage(gap_stage::measuring);
             c_.gap_ref_idle = idle;
             c_.gap_ref_need = u;
@@ -1203,7 +1214,7 @@ private:
             c_.gap_rate_min = c_.gap_rate_max = per_tick;
             c_.gap_cycle_units_max = 0.0;
             c_.gap_ref_units = c_.gap_ref_ticks = 0.0;
-            c_.gap_phase_end = sat_add(t, c_.window);
+            c_.gap_phase_end = deadline_after(t, c_.window);
             return;
         case gap_stage::measuring:
             if (idle > c_.gap_ref_idle) c_.gap_ref_idle = idle;
@@ -1212,7 +1223,7 @@ private:
                 c_.gap_ref_units += cycle_units;
                 c_.gap_ref_ticks += cycle_ticks;
             }
-            if (t >= c_.gap_phase_end) gap_try(t);
+            if (reached(t, c_.gap_phase_end)) gap_try(t);
             return;
         case gap_stage::trying: {
             // A pause counts once the limit has grown by half of what was asked, or as far as
@@ -1235,7 +1246,7 @@ private:
             }
             gap_ask(c_.gap_ref_need, true); // the ask on trial stays in force until judged
             gap_ask(u, deficit >= 1.0);
-            if (t >= c_.gap_phase_end) gap_judge(t);
+            if (reached(t, c_.gap_phase_end)) gap_judge(t);
             return;
         }
         case gap_stage::trusted:
@@ -1269,8 +1280,8 @@ private:
         c_.gap_trial_n = c_.gap_trial_low = 0;
         c_.gap_trial_begun = false;
         // One window for the limit to grow and a pause to come, one to judge by.
-        c_.gap_phase_end = sat_add(t, sat_mul(c_.window, 2));
-        c_.gap_trial_until = sat_add(t, sat_mul(c_.window, gap_trust));
+        c_.gap_phase_end = deadline_after(t, sat_mul(c_.window, 2));
+        c_.gap_trial_until = deadline_after(t, sat_mul(c_.window, gap_trust));
         gap_ask(c_.gap_ref_need, true);
     }
     // The trying windows are over: trusted if the idle shrank with the limit, or the cycles
@@ -1280,8 +1291,8 @@ private:
     // gap_trust windows after it began (an idle that vanished, or a burst that outlasts them:
     // kept either way, and tried again when the trust ends).
     void gap_judge(std::uint64_t t) noexcept {
-        if (c_.gap_trial_n == 0 && c_.gap_trial_low == 0 && t < c_.gap_trial_until) {
-            c_.gap_phase_end = sat_add(t, sat_mul(c_.window, 2));
+        if (c_.gap_trial_n == 0 && c_.gap_trial_low == 0 && !reached(t, c_.gap_trial_until)) {
+            c_.gap_phase_end = deadline_after(t, sat_mul(c_.window, 2));
             return;
         }
         const double r_min = c_.gap_rate_min, r_max = c_.gap_rate_max;
@@ -1319,12 +1330,12 @@ private:
         c_.gap_voids = 0;
         if (kept && !voided) {
             set_gap_stage(gap_stage::trusted);
-            c_.gap_phase_end = sat_add(t, sat_mul(c_.window, gap_trust));
+            c_.gap_phase_end = deadline_after(t, sat_mul(c_.window, gap_trust));
             c_.gap_backoff = 8;
             return;
         }
         set_gap_stage(gap_stage::none);
-        c_.gap_off_until = sat_add(t, sat_mul(c_.window, c_.gap_backoff));
+        c_.gap_off_until = deadline_after(t, sat_mul(c_.window, c_.gap_backoff));
         if (c_.gap_backoff < gap_trust) c_.gap_backoff *= 2;
         c_.gap_cur = c_.gap_prev = 0;
         c_.inputs_changed = true;
@@ -1336,10 +1347,10 @@ private:
         // The gap stages move on with time even when no pause comes to move them.
         if (c_.gap_phase == gap_stage::trying) {
             gap_ask(c_.gap_ref_need, true); // in force until judged
-            if (t >= c_.gap_phase_end) gap_judge(t);
-        } else if (c_.gap_phase == gap_stage::trusted && t >= c_.gap_phase_end) {
+            if (reached(t, c_.gap_phase_end)) gap_judge(t);
+        } else if (c_.gap_phase == gap_stage::trusted && reached(t, c_.gap_phase_end)) {
             set_gap_stage(gap_stage::none); // trusted long enough: measure and try again
-        } else if (c_.gap_phase == gap_stage::measuring && t >= c_.gap_phase_end) {
+        } else if (c_.gap_phase == gap_stage::measuring && reached(t, c_.gap_phase_end)) {
             gap_try(t);
         }
         const std::uint32_t units = done - c_.window_completed;
@@ -1364,7 +1375,7 @@ private:
         c_.rate_min_prev = c_.rate_min_cur;
         c_.rate_min_cur = 0;
         c_.window_start = t;
-        c_.window_end = sat_add(t, c_.window);
+        c_.window_end = deadline_after(t, c_.window);
         c_.inputs_changed = true;
     }
 
@@ -1528,7 +1539,7 @@ private:
         bool idled_since_empty = false; // a wait for a woken producer ran dry since that moment
         std::uint32_t window_completed = 0;
         std::uint64_t window_start = 0, window_stop_steps = 0;
-        std::uint64_t window_end = 0; // window_start + window, saturated
+        std::uint64_t window_end = 0; // window_start + window (deadline_after())
         double stop_freq = 0;
         bool calm = false;          // the producer kept well below the limit (set_refresh())
         std::uint32_t peak_cur = 0; // most seen in flight at a look this window
