@@ -17,6 +17,12 @@ using qlimits::testing::limit_op;
 using qlimits::testing::parse_limit_line;
 
 tp at(std::int64_t t) { return tp{std::chrono::milliseconds{t}}; }
+
+// The parser's reason for refusing a line, or "accepted".
+std::string err(const char* text) {
+    const auto r = parse_limit_line(text);
+    return r.what == limit_line::kind::error ? std::string(r.error) : std::string("accepted");
+}
 } // namespace
 
 TEST_CASE("trace: parser reads every directive") {
@@ -32,10 +38,6 @@ TEST_CASE("trace: parser reads every directive") {
 }
 
 TEST_CASE("trace: parser rejects malformed lines with a reason") {
-    const auto err = [](const char* text) {
-        const auto r = parse_limit_line(text);
-        return r.what == limit_line::kind::error ? std::string(r.error) : std::string("accepted");
-    };
     CHECK(err("q") == "missing argument");
     CHECK(err("reset 1") == "too many fields");
     CHECK(err("q 1 2") == "too many fields");
@@ -46,6 +48,19 @@ TEST_CASE("trace: parser rejects malformed lines with a reason") {
     CHECK(err("Q 1") == "unknown directive");
     CHECK(err("stall 65536") == "stall threshold out of range (0..65535 ticks)");
     CHECK(err("a b c d e f g h i") == "too many fields");
+}
+
+TEST_CASE("trace: a carriage return only ends a line; leading zeros are only zeros") {
+    // Review 2026-12-04: a '\r' anywhere separated fields ("q\r10" read as "q 10"), and a
+    // number of more than 20 characters was refused whatever its value.
+    CHECK(err("q\r10") == "unknown directive");
+    CHECK(err("q 1\r0") == "bad number (expected unsigned decimal below 2^32)");
+    CHECK(err("q 10\r") == "accepted");
+    CHECK(parse_limit_line("q 000000000000000000001").directive.value == 1);
+    CHECK(parse_limit_line("t 0000000000000000000018446744073709551615").directive.value ==
+          18446744073709551615ULL);
+    CHECK(err("t 0000000000000000000018446744073709551616") ==
+          "bad number (expected unsigned decimal below 2^64)");
 }
 
 TEST_CASE("trace: origin is refused after the first q or c") {
@@ -80,6 +95,30 @@ TEST_CASE("trace: init refuses a hold time dql cannot honour, as hold does") {
     const char* why = nullptr;
     CHECK(qlimits::testing::replay_limit_trace<dql_ms>(
               "init 9223372036854775807\n", [](std::string_view) {}, false, &why) == 0);
+}
+
+TEST_CASE("trace: a hold that overflows the policy's finer clock is refused, not wrapped") {
+    // Review 2026-12-04: durations were converted to the policy's ticks modulo 2^64, as times
+    // are, so through a nanosecond dql `init 18446744073710` (x 10^6 ns: just past 2^64) ran as
+    // a hold of 448384 ns while the smaller `init 18446744073709` was refused.
+    using dql_ns = qlimits::dql<qlimits::manual_clock<std::chrono::nanoseconds>>;
+    for (const char* line : {"init 18446744073709\n", "init 18446744073710\n",
+                             "hold 36893488147420\n", "init 9223372036855\n"}) {
+        CAPTURE(line);
+        qlimits::testing::limit_replayer<dql_ns> r;
+        const char* why = nullptr;
+        const auto bad = qlimits::testing::replay_limit_trace(
+            r, line, [](std::string_view) {}, false, &why, [](std::size_t, const char*) {});
+        CHECK(bad == 1);
+        CHECK(std::string(why) == "hold time out of range");
+    }
+    // The largest hold that fits 2^63 - 1 ns is kept exactly.
+    qlimits::testing::limit_replayer<dql_ns> r;
+    const char* why = nullptr;
+    CHECK(qlimits::testing::replay_limit_trace(r, "init 9223372036854\n",
+                                               [](std::string_view) {}, false, &why,
+                                               [](std::size_t, const char*) {}) == 0);
+    CHECK(r.policy().stats().hold_time_ticks == 9'223'372'036'854'000'000ULL);
 }
 
 TEST_CASE("trace: a recording of an invalid config writes the defaults the policy runs with") {

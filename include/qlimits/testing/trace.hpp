@@ -23,7 +23,8 @@
 // `trace ticks x tick_ns` converted to the policy's own duration (truncated when the policy's
 // tick is coarser, as a kernel reads jiffies; exact, and wrapping modulo 2^64 like jiffies, when
 // the policy's tick divides the trace tick). Durations in directives (init, hold, stall) are
-// converted the same way. A policy wrapped in testing::checked<> or testing::recording<> is
+// converted the same way, but saturate instead of wrapping: one that does not fit the policy's
+// duration is refused as out of range. A policy wrapped in testing::checked<> or testing::recording<> is
 // configured through the wrapper (the directives reach the innermost policy, and the wrappers
 // re-read its counters), and a dql inside a wrapper prints dql's full state line.
 // Configuration directives the policy does not have (a dql recording replayed through
@@ -35,6 +36,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <ratio>
 #include <string>
@@ -198,6 +200,30 @@ inline constexpr std::uint64_t tick_length_ns = [] {
 static_assert(convert_ticks(3, 1'000'000, 1) == 3'000'000);
 static_assert(convert_ticks(2'500'000, 1, 1'000'000) == 2);
 static_assert(convert_ticks(~std::uint64_t{0}, 1'000'000, 1'000'000) == ~std::uint64_t{0});
+
+/// A duration of trace_ticks trace ticks in units of policy_tick_ns, truncated as
+/// convert_ticks(), but saturating at 2^64 - 1 instead of wrapping: a time may wrap like
+/// jiffies, a hold or a stall threshold may not (a review, 2026-12-04, found `init
+/// 18446744073710` replayed through a nanosecond dql as a hold of 448 us).
+[[nodiscard]] constexpr std::uint64_t convert_span(std::uint64_t trace_ticks,
+                                                   std::uint64_t trace_tick_ns,
+                                                   std::uint64_t policy_tick_ns) noexcept {
+    constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    if (trace_tick_ns % policy_tick_ns == 0) {
+        const std::uint64_t k = trace_tick_ns / policy_tick_ns;
+        return trace_ticks > most / k ? most : trace_ticks * k;
+    }
+    // As convert_ticks(): whole policy ticks, then the rest (below 2^62: rest < policy_tick_ns
+    // <= 10^9, trace_tick_ns < 2^32).
+    const std::uint64_t whole = trace_ticks / policy_tick_ns;
+    if (whole > most / trace_tick_ns) return most;
+    const std::uint64_t head = whole * trace_tick_ns;
+    const std::uint64_t rest = (trace_ticks % policy_tick_ns) * trace_tick_ns / policy_tick_ns;
+    return rest > most - head ? most : head + rest;
+}
+static_assert(convert_span(3, 1'000'000, 1) == 3'000'000);
+static_assert(convert_span(2'500'000, 1, 1'000'000) == 2);
+static_assert(convert_span(18'446'744'073'710, 1'000'000, 1) == ~std::uint64_t{0});
 } // namespace detail
 
 /// Drives a limit policy with directives and formats its state lines. Works for dql (printing
@@ -328,11 +354,16 @@ private:
             return Policy(typename Policy::config_type{}, time_point{});
     }
 
-    /// A duration directive's argument (trace ticks) in the policy's duration.
-    [[nodiscard]] duration span(std::uint64_t ticks) noexcept {
+    /// A duration directive's argument (trace ticks) in the policy's duration; false when it
+    /// does not fit the duration's count (the directive is then refused as out of range).
+    [[nodiscard]] bool span(std::uint64_t ticks, duration& out) noexcept {
         spanned_ = true; // converted with this tick: a later tick_ns would not convert it again
-        return duration{static_cast<typename duration::rep>(
-            detail::convert_ticks(ticks, tick_ns_, detail::tick_length_ns<duration>))};
+        using rep = typename duration::rep;
+        const std::uint64_t v =
+            detail::convert_span(ticks, tick_ns_, detail::tick_length_ns<duration>);
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<rep>::max())) return false;
+        out = duration{static_cast<rep>(v)};
+        return true;
     }
 
     void unsupported(replay_step& r, const char* note) const noexcept {
@@ -346,7 +377,8 @@ private:
         switch (d.op) {
         case limit_op::init:
             if constexpr (requires { p.init(duration{}, time_point{}); }) {
-                if (!p.init(span(d.value), now())) {
+                duration hold{};
+                if (!span(d.value, hold) || !p.init(hold, now())) {
                     r.error = "hold time out of range";
                     return;
                 }
@@ -368,13 +400,16 @@ private:
             return unsupported(r, "max: not supported by this policy, skipped");
         case limit_op::hold:
             if constexpr (requires { p.set_hold_time(duration{}); }) {
-                if (!p.set_hold_time(span(d.value))) r.error = "hold time out of range";
+                duration hold{};
+                if (!span(d.value, hold) || !p.set_hold_time(hold))
+                    r.error = "hold time out of range";
                 return;
             }
             return unsupported(r, "hold: not supported by this policy, skipped");
         case limit_op::stall:
             if constexpr (requires { p.set_stall_threshold(duration{}, time_point{}); }) {
-                if (!p.set_stall_threshold(span(d.value), now()))
+                duration threshold{};
+                if (!span(d.value, threshold) || !p.set_stall_threshold(threshold, now()))
                     r.error = "stall threshold out of range (0..65535 ticks)";
                 return;
             }
