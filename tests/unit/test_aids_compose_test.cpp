@@ -364,6 +364,37 @@ TEST_CASE("rapidcheck generators: valid traces replay through every policy, chec
     }));
 }
 
+TEST_CASE("rapidcheck generators: traces shaped for a finer clock replay through dql on it") {
+    // Review 2026-12-04: `stall a % 300` (trace ticks, 1 ms) is above 65535 ticks of a
+    // microsecond or nanosecond dql, which refuses it; the shape's policy_tick_ns bounds it.
+    using dql_us = qlimits::dql<qlimits::manual_clock<std::chrono::microseconds>>;
+    using dql_ns = qlimits::dql<qlimits::manual_clock<std::chrono::nanoseconds>>;
+    static int stalls = 0;
+    stalls = 0;
+    CHECK(rc::check("traces for 1 us and 1 ns ticks are valid for dql on such clocks", [] {
+        const auto us = *qt::gen::limit_trace({.policy_tick_ns = 1000});
+        const auto ns = *qt::gen::limit_trace({.policy_tick_ns = 1});
+        qt::limit_replayer<qt::checked<dql_us>> a;
+        qt::limit_replayer<qt::checked<dql_ns>> b;
+        for (const auto& step : us) {
+            if (const char* why = a.apply(step).error) RC_FAIL(why);
+            if (step.op == qt::limit_op::stall && step.value != 0) ++stalls;
+        }
+        for (const auto& step : ns)
+            if (const char* why = b.apply(step).error) RC_FAIL(why);
+        RC_ASSERT(a.policy().ok());
+        RC_ASSERT(b.policy().ok());
+    }));
+    CHECK(stalls > 0); // the microsecond traces still set thresholds other than off
+    // The default shape (1 ms ticks) is what it was: thresholds up to 299.
+    std::vector<qt::gen::detail::raw_step> steps{{10, 299, 2}};
+    const auto trace = qt::gen::detail::realize(steps, qt::gen::trace_shape{.origins = false});
+    REQUIRE(trace.size() == 1);
+    CHECK(trace[0].op == qt::limit_op::stall);
+    CHECK(trace[0].value == 299);
+    CHECK(qt::gen::detail::realize(steps, {.origins = false, .policy_tick_ns = 1})[0].value == 0);
+}
+
 namespace {
 // A user's sink with state of its own: it appends to a string the test owns, under the test's
 // mutex (so it is lockable, and safe with two threads).

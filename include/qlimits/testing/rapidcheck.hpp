@@ -7,7 +7,8 @@
 //   rc::check("my policy keeps its invariants", [] {
 //       const auto trace = *qlimits::testing::gen::limit_trace();
 //       qlimits::testing::limit_replayer<qlimits::testing::checked<my_policy>> r;
-//       for (const auto& d : trace) RC_ASSERT(r.apply(d).error == nullptr);
+//       for (const auto& d : trace)
+//           if (const char* why = r.apply(d).error) RC_FAIL(why);
 //       RC_ASSERT(r.policy().ok());
 //   });
 //
@@ -16,7 +17,10 @@
 // completion exceeds what the trace has put in flight (counted conservatively from the last
 // reset or init, and kept below 2^31 units, which every policy's 32-bit counters hold),
 // enqueues stay within max_units, and configuration directives a policy lacks are skipped by
-// the replayer with a note. Half the traces start near the 32-bit wrap
+// the replayer with a note. Stall thresholds stay within 65535 of the policy's ticks, dql's
+// bound: set trace_shape::policy_tick_ns for a clock finer than dql's 1 ms jiffy (a
+// nanosecond clock can have none but `stall 0`, off, in a trace of 1 ms ticks; a review of
+// 2026-12-04 found `stall 299` refused through dql<steady_clock_source>). Half the traces start near the 32-bit wrap
 // (trace_shape::origins). For a policy with a smaller max_object set max_units to it: an
 // enqueue the policy refuses is still counted in flight here, so a later completion of it
 // would be an over-completion. Generators map raw random numbers through a deterministic
@@ -52,6 +56,10 @@ struct trace_shape {
     /// small sizes and almost never get there). Replayers of policies without rebase() skip
     /// it with a note.
     bool origins = true;
+    /// Length of one tick of the replayed policy's clock, in ns (default: dql's jiffy_clock,
+    /// 1 ms). Stall thresholds are drawn from 0 to min(299, 65535 x policy_tick_ns / 1 ms)
+    /// trace ticks (rounded down), so that dql (at most 65535 of its ticks) takes every one.
+    std::uint64_t policy_tick_ns = 1'000'000;
 };
 
 namespace detail {
@@ -105,7 +113,12 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
                 out.push_back({limit_op::init, a % 2000});
                 inflight = 0;
             } else {
-                out.push_back({b % 3 == 1 ? limit_op::hold : limit_op::stall, a % 300});
+                // Up to 65535 policy ticks in trace ticks (1 ms each), at most 299.
+                const std::uint64_t stall_span = 65535 * shape.policy_tick_ns / 1'000'000 + 1;
+                const std::uint32_t stall_cap =
+                    stall_span < 300 ? static_cast<std::uint32_t>(stall_span) : 300U;
+                if (b % 3 == 1) out.push_back({limit_op::hold, a % 300});
+                else out.push_back({limit_op::stall, a % stall_cap});
             }
             break;
         default:
