@@ -279,6 +279,25 @@ TEST_CASE("capture: more items served than recorded and dropped is refused") {
     CHECK(d.items.empty()); // never a partial result
 }
 
+TEST_CASE("capture: a drop count near 2^64 does not wrap the served-items check") {
+    // Review 2026-12-04: items + dropped wrapped, so 1 item served of 1 recorded and 2^64 - 1
+    // dropped was refused as "more items served than recorded".
+    qlimits::capture_data d;
+    for (const char* text : {"qlimits-capture v1\ndropped 18446744073709551615 0 0\n"
+                             "i 0 0 0 1\ns 0 0 1\n",
+                             "qlimits-capture v1\ndropped 18446744073709551614 0 0\n"
+                             "i 0 0 0 1\ni 1 1 1 1\ns 1 2 2\n"}) {
+        CAPTURE(text);
+        const auto r = qlimits::read_capture(text, d);
+        CHECK_MESSAGE(r.ok, r.reason);
+    }
+    // Still refused where the served items outnumber the recorded and the dropped ones.
+    const auto r = qlimits::read_capture(
+        "qlimits-capture v1\ndropped 1 0 0\ni 0 0 0 1\ns 0 0 3\n", d);
+    CHECK_FALSE(r.ok);
+    CHECK(r.reason == "more items served than recorded");
+}
+
 TEST_CASE("capture: capturing<> under a tx_gate records posted and completed bytes") {
     nic_flag q;
     qlimits::capture_log log;
