@@ -29,13 +29,16 @@ struct trace_fields {
     [[nodiscard]] constexpr bool empty() const noexcept { return count == 0 && !too_many; }
 };
 
-/// Split one line (without its newline; a trailing '\r' is ignored) into fields.
+/// Split one line (without its newline; a trailing '\r' is ignored) into fields. A '\r'
+/// anywhere else is part of a field, which is then malformed (review 2026-12-04: it separated
+/// fields, so "q\r10" was read as "q 10").
 [[nodiscard]] constexpr trace_fields split_trace_line(std::string_view line) noexcept {
     trace_fields out;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (const auto hash = line.find('#'); hash != std::string_view::npos)
         line = line.substr(0, hash);
     std::size_t i = 0;
-    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
     while (i < line.size()) {
         while (i < line.size() && blank(line[i])) ++i;
         if (i == line.size()) break;
@@ -52,11 +55,12 @@ struct trace_fields {
 }
 
 /// Parse an unsigned decimal that must fit in T. Returns false for anything else
-/// (empty, a sign, a non-digit, too large).
+/// (empty, a sign, a non-digit, too large). Leading zeros are allowed, however many: the value
+/// decides, not the length.
 template <class T>
 [[nodiscard]] constexpr bool parse_decimal(std::string_view s, T& out) noexcept {
     static_assert(std::numeric_limits<T>::is_integer && !std::numeric_limits<T>::is_signed);
-    if (s.empty() || s.size() > 20) return false;
+    if (s.empty()) return false;
     std::uint64_t v = 0;
     for (const char c : s) {
         if (c < '0' || c > '9') return false;
@@ -79,10 +83,13 @@ template <class T>
 
 static_assert(split_trace_line("  q 10 # c 5").count == 2);
 static_assert(split_trace_line("# only a comment").empty());
+static_assert(split_trace_line("q 10\r").count == 2 && split_trace_line("q 10\r").field[1] == "10");
+static_assert(split_trace_line("q\r10").count == 1);
 static_assert([] {
     std::uint32_t v = 0;
     return parse_decimal("4294967295", v) && v == 4294967295U && !parse_decimal("4294967296", v) &&
-           !parse_decimal("-1", v) && !parse_decimal("+1", v) && !parse_decimal("1x", v);
+           !parse_decimal("-1", v) && !parse_decimal("+1", v) && !parse_decimal("1x", v) &&
+           parse_decimal("000000000000000000001", v) && v == 1;
 }());
 
 } // namespace testing
