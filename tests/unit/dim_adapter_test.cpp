@@ -274,6 +274,56 @@ TEST_CASE("dim adapter: deferred, a table swapped while the hook runs is applied
     CHECK(m.tuner().start_sample().time == 3ms);
 }
 
+TEST_CASE("dim adapter: deferred, a decision taken back by set_profile() is signalled again") {
+    // Review 2026-12-04: set_profile() takes a published decision back from the workers for a
+    // moment (the flag idle) while it copies the new table's entry. A worker scheduled for that
+    // decision and looking in that moment returns false; the decision is published again, but
+    // nothing told the caller to schedule a worker, and every later sample waited for good
+    // (two threads: stranded after 1,587 and 8,197 rounds). The next sample now signals it.
+    using mod_t = qlimits::dim_moderator<qlimits::net_dim, recording_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{recording_hook{}, qlimits::net_dim{qlimits::net_dim_rx_eqe_profile}};
+    (void)m.on_sample({0us, 0, 0, 0});
+    REQUIRE(m.on_sample({1ms, 64, 1000, 1000000})); // published; the worker is scheduled
+    CHECK(m.set_profile(qlimits::net_dim_rx_cqe_profile)); // the worker looks meanwhile: missed
+    CHECK(m.pending());
+    CHECK(m.on_sample({2ms, 70, 7000, 700000})); // run the worker again
+    CHECK_FALSE(m.on_sample({2500us, 71, 7100, 710000})); // once
+    CHECK(m.run_pending());
+    REQUIRE(m.hook().applied.size() == 1);
+    CHECK(m.hook().applied[0] == m.tuner().current_moderation());
+    CHECK_FALSE(m.on_sample({3ms, 80, 8000, 800000})); // measuring restarts
+    CHECK(m.tuner().start_sample().time == 3ms);
+    CHECK_FALSE(m.pending());
+}
+
+TEST_CASE("dim adapter: deferred rdma, apply_current()'s hook feeding completions wedges nothing") {
+    // Review 2026-12-04: "Reentry" forbids it, and promises samples are ignored while the hook
+    // runs; but the deferred rdma path fed the tuner while apply_current()'s hook ran, the tuner
+    // (no decision pending) decided on it, and that decision was neither published nor
+    // acknowledged: the tuner waited for it for good (no true return in 100,000 calls).
+    struct feeding_hook {
+        std::function<void()> inner;
+        void apply(const moderation&) noexcept {
+            if (inner) std::exchange(inner, nullptr)();
+        }
+    };
+    using mod_t = qlimits::dim_moderator<qlimits::rdma_dim, feeding_hook, qlimits::dim_handoff::deferred>;
+    mod_t m{feeding_hook{}};
+    std::int64_t t = 0;
+    for (int i = 0; i < 65; ++i) (void)m.on_completions(10, std::chrono::nanoseconds{t += 1000});
+    for (int i = 0; i < 63; ++i) (void)m.on_completions(1000, std::chrono::nanoseconds{t += 1000});
+    m.hook().inner = [&] { (void)m.on_completions(1000, std::chrono::nanoseconds{t += 1000}); };
+    CHECK(m.apply_current());
+    CHECK(m.tuner().pending() == m.pending()); // no decision behind the moderator's back
+    int signalled = 0;
+    for (int i = 0; i < 10000; ++i) {
+        signalled += m.on_completions(static_cast<std::uint64_t>(i % 7) * 100,
+                                      std::chrono::nanoseconds{t += 1000});
+        (void)m.run_pending();
+    }
+    CHECK(signalled > 0);
+}
+
 TEST_CASE("dim adapter: synchronous, a hook that feeds the moderator is reported and ignored") {
     struct feeding_hook {
         std::function<void()> inner;

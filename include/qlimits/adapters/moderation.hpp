@@ -201,8 +201,12 @@ public:
             if (reentered("dim_moderator::on_completions")) return false;
         const step st = ready();
         if (st != step::feed) {
-            // The running sample still counts this call (as Linux does during the apply phase).
-            (void)tuner_.on_completions(completions, now);
+            // The running sample still counts this call (as Linux does during the apply phase,
+            // where the tuner waits for on_applied() and cannot decide). Not while the tuner has
+            // no decision pending (apply_current()'s hook feeding the moderator, which "Reentry"
+            // above forbids): a decision made then could be neither published nor acknowledged,
+            // and the tuner would wait for it for good (review 2026-12-04).
+            if (tuner_.pending()) (void)tuner_.on_completions(completions, now);
             return st == step::signal;
         }
         return finish(tuner_.on_completions(completions, now));
@@ -238,7 +242,8 @@ public:
     }
 
     /// Swap the profile table (sampling thread only). Refused (false) if invalid. Deferred: a
-    /// decision not yet claimed by a worker is given the new table's entry.
+    /// decision not yet claimed by a worker is given the new table's entry, and the next sample
+    /// returns true again (a worker that looked while the entry changed found nothing to do).
     bool set_profile(const typename Tuner::profile_type& p) noexcept {
         if (!tuner_.set_profile(p)) return false;
         if constexpr (Handoff == dim_handoff::deferred) {
@@ -249,6 +254,10 @@ public:
                                                   std::memory_order_relaxed)) {
                     pending_ = tuner_.current_moderation();
                     flag_.store(was, std::memory_order_release);
+                    // A worker that looked meanwhile saw nothing to do and returned; one run once
+                    // per true return would not come again (review 2026-12-04: DIM then waited
+                    // for good). The next sample signals the decision again (ready()).
+                    if (was == published) resignal_ = true;
                     break;
                 }
             }
@@ -304,6 +313,7 @@ private:
                 }
                 tuner_.on_applied();
                 flag_.store(idle, std::memory_order_relaxed);
+                resignal_ = false;
                 return step::feed;
             }
             if (f == refused && flag_.compare_exchange_strong(f, idle, std::memory_order_acquire,
@@ -312,6 +322,11 @@ private:
                 // decision must run again.
                 pending_ = tuner_.current_moderation();
                 flag_.store(published, std::memory_order_release);
+                return step::signal;
+            }
+            if (f == published && resignal_) {
+                // set_profile() took this decision back for a moment (see there).
+                resignal_ = false;
                 return step::signal;
             }
             return f == idle ? step::feed : step::wait;
@@ -329,6 +344,7 @@ private:
             return false;
         if constexpr (Handoff == dim_handoff::deferred) {
             pending_ = tuner_.current_moderation();
+            resignal_ = false; // this return says so
             flag_.store(published, std::memory_order_release);
         } else {
             if (call_hook(tuner_.current_moderation())) tuner_.on_applied();
@@ -341,6 +357,9 @@ private:
     moderation pending_{};
     std::atomic<std::uint8_t> flag_{idle};
     bool in_hook_ = false; // synchronous: the hook is running (reentry check)
+    // Deferred, sampling thread only: set_profile() took a published decision back for a moment,
+    // so a worker may have missed it; the next sample signals it again.
+    bool resignal_ = false;
 };
 
 } // namespace v0
