@@ -204,6 +204,9 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--ring=8,16"}).find("one value") != std::string::npos);
     // A value given twice ran its case twice (review 2026-12-03).
     CHECK(error_of({"veth-bql", "--fixed-limit=8,16,8"}).find("gives 8 twice") != std::string::npos);
+    // A parameter given twice kept the last value without a word (review 2026-12-04).
+    CHECK(error_of({"veth-bql", "--ring=1", "--ring=300"}).find("--ring given twice") !=
+          std::string::npos);
     CHECK(error_of({"veth-bql", "--ring"}).find("--ring=VALUE") != std::string::npos);
     CHECK(error_of({"virtio-bql", "--qdisc=red"}).find("not one of") != std::string::npos);
     CHECK(error_of({"virtio-bql", "--nrules=0"}).find("unknown parameter") != std::string::npos);

@@ -110,6 +110,11 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
                 if (!spec) continue;
                 known_somewhere = true;
                 if (eq == arg.npos) return "--" + name + ": expected --" + name + "=VALUE";
+                // The first value would be overridden without a word (review 2026-12-04);
+                // several values are a list: --NAME=a,b.
+                if (out.params[s].count(name) != 0)
+                    return "--" + name + " given twice (for several values: --" + name +
+                           "=a,b,...)";
                 std::vector<double> vals;
                 if (auto e = parse_list(*spec, arg.substr(eq + 1), vals))
                     return "--" + name + " (" + out.scenarios[s]->name + "): " + *e;
