@@ -368,7 +368,6 @@ TEST_CASE("rapidcheck generators: traces shaped for a finer clock replay through
     // Review 2026-12-04: `stall a % 300` (trace ticks, 1 ms) is above 65535 ticks of a
     // microsecond or nanosecond dql, which refuses it; the shape's policy_tick_ns bounds it.
     using dql_us = qlimits::dql<qlimits::manual_clock<std::chrono::microseconds>>;
-    using dql_ns = qlimits::dql<qlimits::manual_clock<std::chrono::nanoseconds>>;
     static int stalls = 0;
     stalls = 0;
     CHECK(rc::check("traces for 1 us and 1 ns ticks are valid for dql on such clocks", [] {
