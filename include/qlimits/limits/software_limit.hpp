@@ -1078,8 +1078,8 @@ private:
                     // until the post. Dry from then on, as if a look had seen it (unknown rate:
                     // left to the looks, so a first rate can still come from such cycles).
                     c_.wake_starved = true;
-                    c_.wake_dry_time =
-                        deadline_after(t, (std::uint64_t{c_.batch_run} << drain_meter::rate_shift) / r);
+                    c_.wake_dry_time = deadline_after(
+                        t, (std::uint64_t{c_.batch_run} << drain_meter::rate_shift) / r);
                 }
                 c_.wake_time = t;
                 c_.wake_checked = t;
