@@ -187,43 +187,51 @@ inline constexpr std::uint64_t tick_length_ns = [] {
     return static_cast<std::uint64_t>(ns_ratio::num);
 }();
 
-/// trace_ticks x trace_tick_ns, in units of policy_tick_ns: exact and wrapping modulo 2^64 when
-/// policy_tick_ns divides trace_tick_ns; truncated otherwise. trace_tick_ns < 2^32 and
-/// policy_tick_ns <= 10^9 keep every product below 2^64.
+/// trace_ticks x trace_tick_ns in units of policy_tick_ns, modulo 2^64, and whether the exact
+/// value is 2^64 or more: exact when policy_tick_ns divides trace_tick_ns, truncated otherwise
+/// (whole policy ticks, then the rest: trace_tick_ns < 2^32 and policy_tick_ns <= 10^9 keep the
+/// rest's product below 2^62).
+struct converted_ticks {
+    std::uint64_t value;
+    bool wrapped;
+};
+[[nodiscard]] constexpr converted_ticks convert_exact(std::uint64_t trace_ticks,
+                                                      std::uint64_t trace_tick_ns,
+                                                      std::uint64_t policy_tick_ns) noexcept {
+    constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    if (trace_tick_ns % policy_tick_ns == 0) {
+        const std::uint64_t k = trace_tick_ns / policy_tick_ns;
+        return {trace_ticks * k, trace_ticks > most / k};
+    }
+    const std::uint64_t whole = trace_ticks / policy_tick_ns;
+    const std::uint64_t head = whole * trace_tick_ns;
+    const std::uint64_t rest = (trace_ticks % policy_tick_ns) * trace_tick_ns / policy_tick_ns;
+    return {head + rest, whole > most / trace_tick_ns || rest > most - head};
+}
+
+/// A time: wraps modulo 2^64, like jiffies.
 [[nodiscard]] constexpr std::uint64_t convert_ticks(std::uint64_t trace_ticks,
                                                     std::uint64_t trace_tick_ns,
                                                     std::uint64_t policy_tick_ns) noexcept {
-    if (trace_tick_ns % policy_tick_ns == 0) return trace_ticks * (trace_tick_ns / policy_tick_ns);
-    return (trace_ticks / policy_tick_ns) * trace_tick_ns +
-           (trace_ticks % policy_tick_ns) * trace_tick_ns / policy_tick_ns;
+    return convert_exact(trace_ticks, trace_tick_ns, policy_tick_ns).value;
 }
 static_assert(convert_ticks(3, 1'000'000, 1) == 3'000'000);
 static_assert(convert_ticks(2'500'000, 1, 1'000'000) == 2);
 static_assert(convert_ticks(~std::uint64_t{0}, 1'000'000, 1'000'000) == ~std::uint64_t{0});
 
-/// A duration of trace_ticks trace ticks in units of policy_tick_ns, truncated as
-/// convert_ticks(), but saturating at 2^64 - 1 instead of wrapping: a time may wrap like
-/// jiffies, a hold or a stall threshold may not (a review, 2026-12-04, found `init
-/// 18446744073710` replayed through a nanosecond dql as a hold of 448 us).
+/// A duration: saturates at 2^64 - 1 instead of wrapping. A hold or a stall threshold may not
+/// wrap (a review, 2026-12-04, found `init 18446744073710` replayed through a nanosecond dql as
+/// a hold of 448 us).
 [[nodiscard]] constexpr std::uint64_t convert_span(std::uint64_t trace_ticks,
                                                    std::uint64_t trace_tick_ns,
                                                    std::uint64_t policy_tick_ns) noexcept {
-    constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
-    if (trace_tick_ns % policy_tick_ns == 0) {
-        const std::uint64_t k = trace_tick_ns / policy_tick_ns;
-        return trace_ticks > most / k ? most : trace_ticks * k;
-    }
-    // As convert_ticks(): whole policy ticks, then the rest (below 2^62: rest < policy_tick_ns
-    // <= 10^9, trace_tick_ns < 2^32).
-    const std::uint64_t whole = trace_ticks / policy_tick_ns;
-    if (whole > most / trace_tick_ns) return most;
-    const std::uint64_t head = whole * trace_tick_ns;
-    const std::uint64_t rest = (trace_ticks % policy_tick_ns) * trace_tick_ns / policy_tick_ns;
-    return rest > most - head ? most : head + rest;
+    const converted_ticks c = convert_exact(trace_ticks, trace_tick_ns, policy_tick_ns);
+    return c.wrapped ? std::numeric_limits<std::uint64_t>::max() : c.value;
 }
 static_assert(convert_span(3, 1'000'000, 1) == 3'000'000);
 static_assert(convert_span(2'500'000, 1, 1'000'000) == 2);
 static_assert(convert_span(18'446'744'073'710, 1'000'000, 1) == ~std::uint64_t{0});
+static_assert(convert_span(18'446'744'073'709, 1'000'000, 1) == 18'446'744'073'709'000'000U);
 } // namespace detail
 
 /// Drives a limit policy with directives and formats its state lines. Works for dql (printing
