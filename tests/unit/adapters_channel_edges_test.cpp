@@ -386,8 +386,10 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     // empty ring and polls again at once (an empty poll, which ends the run), so the slip above
     // never came: both sides took the ring's lines from each other a few items at a time
     // (docs/benchmarks.md "The slip of a batched take"). A take of at least 8 that runs dry
-    // while the producer is running now makes the next take pause 32 first; the items taken
-    // are returned at once.
+    // while the producer is running now makes the next take pause 128 first (a longer slip than
+    // the first one's 32: docs/benchmarks.md "A longer slip for batched takes"); the items
+    // taken are returned at once.
+    constexpr std::uint64_t take_slip = 128, poll = 4;
     using ring64 = rings::spsc_ring<std::uint64_t, 64>;
     ring64 ring;
     qlimits::channel<ring64, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 40},
@@ -405,36 +407,37 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     REQUIRE(take(out) == 8); // ran dry: 8 is enough
     CHECK(pauses() == 0);    // not before the items are returned
     CHECK(take(out) == 0);
-    CHECK(pauses() == 32 + 4); // the slip, then the empty poll's back-off (the run is over)
+    // The slip, then the empty poll's back-off (the run is over).
+    CHECK(pauses() == take_slip + poll);
     send(7);
     REQUIRE(take(out) == 7); // 7 < 8: no slip
     CHECK(take(out) == 0);
-    CHECK(pauses() == 36 + 4);
+    CHECK(pauses() == take_slip + 2 * poll);
     send(10);
     REQUIRE(take(out) == 10);
     send(5);
     CHECK(take(std::span<std::uint64_t>{}) == 0); // an empty span neither slips nor uses it up
-    CHECK(pauses() == 40);
+    CHECK(pauses() == take_slip + 2 * poll);
     REQUIRE(take(out) == 5); // slips first
-    CHECK(pauses() == 40 + 32);
+    CHECK(pauses() == 2 * take_slip + 2 * poll);
     CHECK(take(out) == 0);
-    CHECK(pauses() == 72 + 4);
+    CHECK(pauses() == 2 * take_slip + 3 * poll);
     send(16);
     REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_item) == 16); // full: not dry
     CHECK(take(out) == 0);
-    CHECK(pauses() == 76 + 4);
+    CHECK(pauses() == 2 * take_slip + 4 * poll);
     // A dry take of 32 or more leaves a run of 32: the slip ends it, so the empty poll after
     // it does not slip a second time.
     send(40);
     REQUIRE(take(big) == 40);
     CHECK(take(out) == 0);
-    CHECK(pauses() == 80 + 32 + 4);
+    CHECK(pauses() == 3 * take_slip + 5 * poll);
     // try_receive() after a dry batched take slips too (the next take, whatever its kind).
     send(10);
     REQUIRE(take(out) == 10);
     std::uint64_t v = 0;
     CHECK_FALSE(ch.try_receive(v));
-    CHECK(pauses() == 116 + 32 + 4);
+    CHECK(pauses() == 4 * take_slip + 6 * poll);
     // A producer stopped by the limit is not streaming: a dry take then does not slip.
     ch.policy().set_limit(10);
     send(11); // BQL's rule: the send that reaches limit + 1 is allowed, the next refused
@@ -442,14 +445,46 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     REQUIRE(ch.stats().stopped);
     REQUIRE(take(out) == 11);
     CHECK(take(out) == 0);
-    CHECK(pauses() == 152 + 4);
+    CHECK(pauses() == 4 * take_slip + 7 * poll);
     send(1); // a request/response: takes of one never slip
     for (int k = 0; k < 3; ++k) {
         REQUIRE(take(out) == 1);
         send(1);
     }
-    CHECK(pauses() == 156);
+    CHECK(pauses() == 4 * take_slip + 7 * poll);
     CHECK(ch.inflight() == 1);
+}
+
+TEST_CASE("channel: a batched take's slip ends once the producer stops") {
+    // The slip is for a streaming producer. One that has stopped (or waits for room) since the
+    // dry take waits for this side: the slip is cut short (checked every 8 pauses, the first
+    // check before any pause), so its room is not delayed.
+    using ring64 = rings::spsc_ring<std::uint64_t, 64>;
+    ring64 ring;
+    qlimits::channel<ring64, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 40},
+                                                                 qlimits::consumer_wait::spin);
+    std::array<std::uint64_t, 16> out{};
+    const auto send = [&](int k) {
+        for (int i = 0; i < k; ++i) REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    };
+    const auto take = [&] { return ch.try_receive_batch(out, qlimits::completion::per_batch); };
+    send(10);
+    REQUIRE(take() == 10); // dry, producer running: the next take slips
+    ch.policy().set_limit(3);
+    send(4); // limit + 1
+    REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::over_limit);
+    REQUIRE(ch.stats().stopped);
+    const auto before = ch.stats().consumer_backoff_pauses;
+    REQUIRE(take() == 4);
+    CHECK(ch.stats().consumer_backoff_pauses == before); // no pause: the producer waits
+    CHECK_FALSE(ch.stats().stopped);                     // and got its room
+    // The same take with the producer running slips in full.
+    ch.policy().set_limit(40);
+    send(10);
+    REQUIRE(take() == 10);
+    send(2);
+    REQUIRE(take() == 2);
+    CHECK(ch.stats().consumer_backoff_pauses == before + 128);
 }
 
 namespace {
