@@ -178,7 +178,7 @@ public:
 
     /// Units that may still be posted: adj_limit - queued as signed 32-bit. < 0: stop.
     [[nodiscard]] std::int64_t available() const noexcept {
-        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_relaxed) -
+        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_acquire) -
                                          p_.num_queued.load(std::memory_order_relaxed));
     }
 
@@ -249,11 +249,16 @@ public:
             c_.limit.store(lim, std::memory_order_relaxed);
             ovlimit = 0;
         }
-        p_.adj_limit.store(lim + done, std::memory_order_relaxed);
         c_.prev_ovlimit = ovlimit;
         c_.prev_last_obj_cnt = p_.last_obj_cnt.load(std::memory_order_relaxed);
-        c_.num_completed.store(done, std::memory_order_release); // see inflight()
         c_.prev_num_queued = queued;
+        // The completed count before the room it makes (Linux writes them the other way round;
+        // a one-thread sequence of calls cannot tell). A producer admitted on the new adj_limit
+        // (acquire in available()) then reads a completed count at least this new, so inflight()
+        // on its thread stays within the limit plus the item that crossed it. Written second, a
+        // stale count let it read up to two items over (review, 2026-12-04).
+        c_.num_completed.store(done, std::memory_order_release); // see inflight()
+        p_.adj_limit.store(lim + done, std::memory_order_release);
 
         if (stall_thrs != 0) [[unlikely]]
             check_stall(t, stall_thrs);
