@@ -246,7 +246,7 @@ public:
 
     /// Room published by the completion side minus what was queued, signed 32-bit; < 0: stop.
     [[nodiscard]] std::int64_t available() const noexcept {
-        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_relaxed) -
+        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_acquire) -
                                          p_.queued.load(std::memory_order_relaxed));
     }
 
@@ -756,7 +756,9 @@ private:
         c_.settle_at = done + c_.refresh;
         if (done + lim == c_.adj_pub) return; // the same room: leave the producer's line alone
         c_.adj_pub = done + lim;
-        p_.adj_limit.store(c_.adj_pub, std::memory_order_relaxed);
+        // Release, after the completed count's store: a producer admitted on this room
+        // (acquire in available()) reads a completed count at least `done` (as dql).
+        p_.adj_limit.store(c_.adj_pub, std::memory_order_release);
     }
 
     // A lead sample: from giving room to a held producer to seeing its next post, in ticks and
