@@ -121,6 +121,34 @@ TEST_CASE("trace: a hold that overflows the policy's finer clock is refused, not
     CHECK(r.policy().stats().hold_time_ticks == 9'223'372'036'854'000'000ULL);
 }
 
+TEST_CASE("trace: a recording of a call earlier than the last one replays to the same state") {
+    // Two threads through a locked sink: the producer read its clock at 300 and took the lock
+    // first, the consumer read 150 and came second. The recording wrote no `t` line for the
+    // consumer's call, so the replay completed at 300 and the stall detector saw another
+    // history (review, 2026-12-04: stall_count 1 live, 0 replayed).
+    qlimits::testing::recording<dql_ms> rec{
+        {.stall_threshold = std::chrono::milliseconds{100}}, at(0)};
+    rec.on_queued(1, at(0));
+    rec.on_completed(1, at(0));
+    rec.on_queued(1, at(10));
+    rec.on_queued(1, at(300));
+    rec.on_completed(1, at(150));
+    rec.on_completed(1, at(400));
+    const std::string& text = rec.sink().text;
+    CHECK(text.find("t 18446744073709551466\n") != std::string::npos); // 150 ticks back
+    qlimits::testing::limit_replayer<dql_ms> r;
+    const char* why = nullptr;
+    CHECK(qlimits::testing::replay_limit_trace(r, text, [](std::string_view) {}, true, &why,
+                                               [](std::size_t, const char*) {}) == 0);
+    const auto live = rec.inner().stats();
+    const auto replayed = r.policy().stats();
+    CHECK(live.stall_count == 1);
+    CHECK(replayed.stall_count == live.stall_count);
+    CHECK(replayed.stall_max == live.stall_max);
+    CHECK(replayed.limit == live.limit);
+    CHECK(r.policy().state().adj_limit == rec.inner().state().adj_limit);
+}
+
 TEST_CASE("trace: a recording of an invalid config writes the defaults the policy runs with") {
     // Review 2026-12-03: the preamble wrote the rejected values, so the replay diverged.
     test::contract_probe probe;

@@ -547,7 +547,10 @@ concept lockable_sink = requires(S& s) {
 /// own): the recording then holds the sink's lock while it writes a call and makes it, so the
 /// trace is the order in which the calls reached the policy and a replay reproduces them. A
 /// call whose time is earlier than the last one written (its thread read the clock before the
-/// other thread's call took the lock) writes no `t` line. With a sink without a lock the
+/// other thread's call took the lock, or a clock that stepped back) writes the step back as
+/// `t` 2^64 minus the difference: trace time wraps modulo 2^64, so the replay goes back too.
+/// (Until 2026-12-04 it wrote no `t` line, and the replay passed the later time: a dql with a
+/// stall threshold then replayed to other stall counts.) With a sink without a lock the
 /// recording is for one thread at a time.
 template <limit_policy Policy, class Sink = string_sink>
 class recording : public qlimits::detail::forward_clock_type<Policy> {
@@ -668,10 +671,10 @@ private:
         write(std::string_view(buf, static_cast<std::size_t>(p - buf)));
     }
     void advance_to(time_point now) noexcept {
+        // Modulo 2^64: a time before the last one written is a step of 2^63 or more, which the
+        // replayer's wrapping trace time turns into the same step back.
         const std::uint64_t d = ticks_of(now) - ticks_of(last_);
-        // A difference of 2^63 or more is a time before the last one written (modulo 2^64, as
-        // the kernel's time_after() reads jiffies): the other thread got there first.
-        if (d == 0 || d >= (std::uint64_t{1} << 63)) return;
+        if (d == 0) return;
         emit('t', d);
         last_ = now;
     }
