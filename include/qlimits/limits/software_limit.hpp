@@ -109,7 +109,9 @@ struct software_limit_config {
     std::uint32_t min_limit = 1;
     /// Upper bound. 4096: the largest ptr_ring a veth or tun queue is set up with in practice
     /// (tx_queue_len 1000 default, ethtool rings up to 4096) and far below software_max_limit;
-    /// the sojourn budget is the bound that normally acts.
+    /// the sojourn budget is the bound that normally acts. In the policy's units: 4096 items
+    /// when each item counts one, but behind an adapter that counts bytes it is under three
+    /// 1500-byte packets, so raise it there (e.g. 4096 x the largest item).
     std::uint32_t max_limit = 4096;
     /// Units kept in flight when items are cheap: 8, one 64-byte cache line of 8-byte ring
     /// pointers, the floor found empirically for veth (limit_min=8, veth BQL series; its test
