@@ -386,10 +386,9 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     // empty ring and polls again at once (an empty poll, which ends the run), so the slip above
     // never came: both sides took the ring's lines from each other a few items at a time
     // (docs/benchmarks.md "The slip of a batched take"). A take of at least 8 that runs dry
-    // while the producer is running now makes the next take pause 128 first (a longer slip than
-    // the first one's 32: docs/benchmarks.md "A longer slip for batched takes"); the items
-    // taken are returned at once.
-    constexpr std::uint64_t take_slip = 128, poll = 4;
+    // while the producer is running now makes the next take pause 32 first; the items taken
+    // are returned at once.
+    constexpr std::uint64_t take_slip = 32, poll = 4;
     using ring64 = rings::spsc_ring<std::uint64_t, 64>;
     ring64 ring;
     qlimits::channel<ring64, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 40},
@@ -484,7 +483,7 @@ TEST_CASE("channel: a batched take's slip ends once the producer stops") {
     REQUIRE(take() == 10);
     send(2);
     REQUIRE(take() == 2);
-    CHECK(ch.stats().consumer_backoff_pauses == before + 128);
+    CHECK(ch.stats().consumer_backoff_pauses == before + 32);
 }
 
 namespace {

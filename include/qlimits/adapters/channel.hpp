@@ -508,24 +508,21 @@ private:
     //   two sides stop taking the ring's lines from each other item by item (FastForward's
     //   "temporal slipping", docs/references.md [FF]). After a short run (a request/response,
     //   a limit of a few items) a batch cannot build up and the pause would only add latency.
-    // - A longer slip, take_slip_pauses (128, about 2.4 us at 19 ns a pause), before the next
-    //   take when a take_batch() of at least slip_min_take (8, a cache line of 8-byte items)
-    //   ran the ring dry while the producer was running: a batched consumer that has caught up
-    //   finds the ring empty at the end of every take, and its next poll (an empty poll that
-    //   resets the run) comes before a run of 32 can form. A take of fewer items (a
-    //   request/response) does not slip, nor one that found the producer stopped by the limit
-    //   or waiting (it is not streaming). The slip ends early, checked every 8 pauses, once the
-    //   producer stops or waits: it then waits for this side, and a longer pause would only
-    //   delay the room it needs. Longer than the first slip because a batched consumer that
-    //   has caught up costs the producer a line transfer per take, not per item: 32 pauses
-    //   left batched rows slower than per item (docs/benchmarks.md "A longer slip for batched
-    //   takes"); the cost is latency, up to 2.4 us for an item sent just after the dry take.
+    // - The same slip before the next take when a take_batch() of at least slip_min_take (8,
+    //   a cache line of 8-byte items) ran the ring dry while the producer was running: a
+    //   batched consumer that has caught up finds the ring empty at the end of every take, and
+    //   its next poll (an empty poll that resets the run) comes before a run of 32 can form.
+    //   A take of fewer items (a request/response) does not slip, nor one that found the
+    //   producer stopped by the limit or waiting (it is not streaming). The slip ends early,
+    //   checked every 8 pauses, once the producer stops or waits: it then waits for this side.
+    //   (A slip of 128 pauses made the batched rows 12-50 % faster with a 1024-slot ring, but a
+    //   producer that fills a small ring during it keeps `running` while it spins on the full
+    //   ring: 3-4x slower with 16 slots, so it was not kept; docs/benchmarks.md "Tried, not
+    //   kept: a longer slip for batched takes".)
     // The numbers are design choices; what they changed is measured in docs/benchmarks.md
-    // ("Counting first and the slip", "The slip of a batched take", "A longer slip for batched
-    // takes").
+    // ("Counting first and the slip", "The slip of a batched take").
     static constexpr unsigned slip_pauses = 32;
-    static constexpr unsigned take_slip_pauses = 128;
-    static constexpr unsigned take_slip_check_every = 8;
+    static constexpr unsigned slip_check_every = 8;
     static constexpr std::uint32_t slip_min_run = 32;
     static constexpr std::size_t slip_min_take = 8;
     static constexpr unsigned backoff_first_pauses = 4;
@@ -894,8 +891,8 @@ private:
         c_.slip_due = false;
         c_.run = 0;
         unsigned k = 0;
-        for (; k < take_slip_pauses; ++k) {
-            if (k % take_slip_check_every == 0 &&
+        for (; k < slip_pauses; ++k) {
+            if (k % slip_check_every == 0 &&
                 f_.producer_state.load(std::memory_order_relaxed) != running)
                 break;
             detail::cpu_relax();
