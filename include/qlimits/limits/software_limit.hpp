@@ -1394,8 +1394,9 @@ private:
     // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
     // reading (each an average over at least meter_window() of backlogged time) of this and the
     // last window. Room is given for the costliest items seen lately, so room given while items were
-    // cheap does not become a long wait when they turn costly again; averaging over a budget
-    // keeps one preempted sample (a scheduler pause) from collapsing the limit.
+    // cheap does not become a long wait when they turn costly again; averaging over the
+    // meter's window (the budget, or one estimate window if that is shorter) keeps a preempted
+    // sample shorter than it (a scheduler pause) from collapsing the limit.
     [[nodiscard]] std::uint64_t planning_rate() const noexcept {
         std::uint64_t r = c_.meter.rate_fp();
         for (const std::uint64_t s : {c_.rate_min_cur, c_.rate_min_prev})

@@ -10,6 +10,7 @@
 //   reset     as Linux dql_reset          origin V  before the first q/c: counters start at V
 //   q N       N units queued   (prints)   c N       N units completed (prints)
 //   t N       time advances N ticks       min N / max N / hold N / stall N   configuration
+//             (modulo 2^64: a recording writes a step back of d ticks as 2^64 - d)
 //   tick_ns N one trace tick is N ns (1..2^32-1); only before the first q, c, t, init, hold or
 //             stall. Recordings of policies whose clock does not tick in milliseconds start
 //             with it. (t takes up to 2^64-1 ticks; init and hold parse as far but dql
