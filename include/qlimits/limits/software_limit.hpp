@@ -868,9 +868,9 @@ private:
     }
 
     // Units drained in ticks, into the meter; each meter reading (an average over at least
-    // meter_window() of backlogged time) also updates the slowest reading of this window. A sample
-    // within one tick is dropped: units completed at the same time were taken at once (or
-    // stamped with one clock reading) and say nothing about a rate.
+    // meter_window() of backlogged time) also updates the slowest reading of this window. A
+    // sample within one tick is dropped: units completed at the same time were taken at once
+    // (or stamped with one clock reading) and say nothing about a rate.
     void rate_sample(std::uint32_t units, std::uint64_t ticks) noexcept {
         // None from a clock that stepped backwards (a wrapped difference, above 2^63): added to
         // the meter's open window it would wrap its tick sum and read as a rate near 0.
@@ -1393,8 +1393,8 @@ private:
 
     // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
     // reading (each an average over at least meter_window() of backlogged time) of this and the
-    // last window. Room is given for the costliest items seen lately, so room given while items were
-    // cheap does not become a long wait when they turn costly again; averaging over the
+    // last window. Room is given for the costliest items seen lately, so room given while items
+    // were cheap does not become a long wait when they turn costly again; averaging over the
     // meter's window (the budget, or one estimate window if that is shorter) keeps a preempted
     // sample shorter than it (a scheduler pause) from collapsing the limit.
     [[nodiscard]] std::uint64_t planning_rate() const noexcept {
