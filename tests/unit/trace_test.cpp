@@ -97,6 +97,23 @@ TEST_CASE("trace: init refuses a hold time dql cannot honour, as hold does") {
               "init 9223372036854775807\n", [](std::string_view) {}, false, &why) == 0);
 }
 
+TEST_CASE("trace: an init dql refuses is refused, with a clock whose ticks are unsigned") {
+    // With a signed clock the conversion refuses every hold dql would (2^63 ticks or more)
+    // first; with unsigned ticks it passes holds up to 2^64 - 1, and dql's own refusal must
+    // still stop the replay (mutant trace-init-refused).
+    using ms_u = std::chrono::duration<std::uint64_t, std::milli>;
+    using dql_u = qlimits::dql<qlimits::manual_clock<ms_u>>;
+    for (const char* line : {"init 9223372036854775808\n", "init 18446744073709551615\n"}) {
+        CAPTURE(line);
+        qlimits::testing::limit_replayer<dql_u> r;
+        const char* why = nullptr;
+        const auto bad = qlimits::testing::replay_limit_trace(
+            r, line, [](std::string_view) {}, false, &why, [](std::size_t, const char*) {});
+        CHECK(bad == 1);
+        CHECK(std::string(why ? why : "") == "hold time out of range");
+    }
+}
+
 TEST_CASE("trace: a hold that overflows the policy's finer clock is refused, not wrapped") {
     // Review 2026-12-04: durations were converted to the policy's ticks modulo 2^64, as times
     // are, so through a nanosecond dql `init 18446744073710` (x 10^6 ns: just past 2^64) ran as
