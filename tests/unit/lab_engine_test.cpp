@@ -166,25 +166,33 @@ TEST_CASE("lab qdisc: two backlogged flows share bytes equally (deficit round ro
 TEST_CASE("lab completion: per item, per poll and timed coalescing") {
     completion_coalescer item{completion_mode::per_item};
     CHECK(item.on_item(0, 2) == 1);
-    CHECK(item.on_poll_end(10) == 0);
+    CHECK(item.on_poll_end(10, false) == 0);
 
     completion_coalescer poll{completion_mode::per_poll};
     for (int i = 0; i < 5; ++i) CHECK(poll.on_item(static_cast<ns_t>(i), 2) == 0);
     CHECK(poll.pending() == 5);
-    CHECK(poll.on_poll_end(10) == 5);
+    CHECK(poll.on_poll_end(10, false) == 5);
     CHECK(poll.pending() == 0);
 
     completion_coalescer timed{completion_mode::timed, 100};
     CHECK(timed.on_item(1000, 50) == 0);
     CHECK(timed.on_item(1050, 50) == 0);
-    CHECK(timed.on_poll_end(1060) == 0); // window not over: kept across polls
+    CHECK(timed.on_poll_end(1060, false) == 0); // window not over: kept across polls
     CHECK(timed.on_item(1100, 50) == 3); // 100 ns after the first: flush
     // More than the limit pending flushes at once (strictly greater, as veth v7).
     CHECK(timed.on_item(2000, 2) == 0);
     CHECK(timed.on_item(2001, 2) == 0);
     CHECK(timed.on_item(2002, 2) == 3);
     CHECK(timed.on_item(3000, 50) == 0);
-    CHECK(timed.on_poll_end(3100) == 1);
+    CHECK(timed.on_poll_end(3100, false) == 1);
+    // A consumer about to sleep on an empty ring with the producer stopped reports what it
+    // holds, window or not: a policy that gives room in steps (software_limit) can hold a
+    // producer with fewer than `limit` units pending, and nothing else would report them.
+    CHECK(timed.on_item(4000, 50) == 0);
+    CHECK(timed.on_item(4001, 50) == 0);
+    CHECK(timed.on_poll_end(4002, false) == 0);
+    CHECK(timed.on_poll_end(4003, true) == 2);
+    CHECK(timed.on_poll_end(4004, true) == 0); // nothing pending: nothing to report
 }
 
 TEST_CASE("lab policies: the dql adapter is the library's dql on a 1 ms tick") {

@@ -4,7 +4,16 @@
 //  - per poll: report the poll's count when the poll ends (settles near 2x the poll budget);
 //  - timed: accumulate across polls and report when `window` has passed since the first
 //    unreported item, or as soon as more than `limit` are waiting, because a producer that
-//    overshot the limit by one would otherwise wait forever (veth BQL v7, tx-usecs).
+//    overshot the limit by one would otherwise wait forever (veth BQL v7, tx-usecs); and, in
+//    any case, before the consumer sleeps on an empty ring while the producer is stopped.
+//    "More than limit" is a stopped producer's sign only for a policy whose room is exactly
+//    limit - inflight (dql): software_limit gives room in steps, so it can hold a producer
+//    with fewer pending, and a consumer that went to sleep on them left both waiting for
+//    good (found 2026-12-05 by a change to software_limit's meter with --sojourn-us=3000:
+//    the adversarial case's producer stopped for half the run). For dql the idle rule adds
+//    a report only while a wake-up is on its way: held, an empty ring means more than
+//    `limit` pending, reported already. In `qlimits-lab run all` it changed one row
+//    (veth-bql cost=0.5x producer, sw-time: probe p99 4.5 -> 3.0 us).
 #pragma once
 
 #include <cstdint>
@@ -31,10 +40,12 @@ public:
             return take();
         return 0;
     }
-    /// The consumer's poll ended at `now`.
-    std::uint32_t on_poll_end(ns_t now) {
+    /// The consumer's poll ended at `now`; `idle_on_held`: it is about to sleep on an empty
+    /// ring while the producer is stopped.
+    std::uint32_t on_poll_end(ns_t now, bool idle_on_held) {
         if (mode_ == completion_mode::per_poll) return take();
-        if (mode_ == completion_mode::timed && pending_ > 0 && now - first_ >= window_)
+        if (mode_ == completion_mode::timed && pending_ > 0 &&
+            (now - first_ >= window_ || idle_on_held))
             return take();
         return 0;
     }
