@@ -235,6 +235,28 @@ TEST_CASE("software_limit: the sojourn budget caps the limit (drain rate x budge
     CHECK(q.stats().cap <= 55);
 }
 
+TEST_CASE("software_limit: a budget longer than the window measures the rate within a window") {
+    // The drain meter averages over the budget, but over no more than one estimate window (1 ms
+    // by default): with a 1 s budget it gave no rate for a second, and the limit sat at the
+    // cache floor, the producer stopped at every few items (review, 2026-12-04).
+    test::workload w; // consumer 450 ns per item, 20 ms
+    sw dflt({}, at(0));
+    const auto base = test::drive(dflt, w);
+    for (const auto budget : {std::chrono::nanoseconds{std::chrono::milliseconds{10}},
+                              std::chrono::nanoseconds{std::chrono::seconds{1}},
+                              std::chrono::nanoseconds{std::chrono::hours{1}}}) {
+        CAPTURE(budget.count());
+        qlimits::software_limit_config c{};
+        c.sojourn_budget = budget;
+        sw p(c, at(0));
+        const auto o = test::drive(p, w);
+        const auto s = p.stats();
+        CHECK(s.drain_rate_per_s > 1.9e6);
+        CHECK(s.drain_rate_per_s < 2.5e6);
+        CHECK(o.taken >= base.taken * 95 / 100); // no fewer items than with 100 us
+    }
+}
+
 TEST_CASE("software_limit: a consumer that slows down is cut to the budget within about one") {
     sw p({}, at(0));
     test::workload w; // fast consumer first

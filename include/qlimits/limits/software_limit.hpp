@@ -12,7 +12,10 @@
 //       refreshed every min(step, limit / 8) completions (at least 1: once per item at a limit
 //       below 16), so it is never held back with less than limit + 1 - limit / 8 in flight
 //       by a room given long ago; every limit / 8 while it is calm (no stop in the last window,
-//       never more than half the limit in flight since: set_refresh());
+//       never more than half the limit in flight since: set_refresh()). So available() < 0
+//       with inflight() < limit() is normal: a completion path that holds reports back must
+//       report them before it idles while the producer is stopped (waiting for more than
+//       limit() pending, veth BQL v7's rule for dql, can wait for good);
 //   (3) keeps at least a cache line of pointers in flight (the *cache floor*, 8) when items are
 //       cheap enough that the line bouncing between the two cores would cost more than that share;
 //   (4) for a producer that pauses after each burst, keeps the consumer busy through the pause:
@@ -225,7 +228,7 @@ public:
         c_.line_cost = ticks_of_ns(use.line_transfer_cost, 0);
         c_.share = static_cast<double>(use.overhead_share_pct) / 100.0;
         c_.window = ticks_of_ns(use.window, 1);
-        c_.meter.set_window(c_.budget);
+        c_.meter.set_window(meter_window());
         reset(now);
     }
     software_limit(const software_limit&) = delete;
@@ -342,7 +345,7 @@ public:
         c_.probe.disarm();
         c_.probe_in_hand = 0;
         c_.takes = false;
-        c_.meter = drain_meter{c_.budget};
+        c_.meter = drain_meter{meter_window()};
         c_.rate_fp.store(0, std::memory_order_relaxed);
         c_.samples.store(0, std::memory_order_relaxed);
         c_.stop_freq_seen.store(0, std::memory_order_relaxed);
@@ -859,10 +862,18 @@ private:
         return w <= 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(w, 0xffffffff));
     }
 
-    // Units drained in ticks, into the meter; each meter reading (an average over at least a
-    // budget of backlogged time) also updates the slowest reading of this window. A sample
-    // within one tick is dropped: units completed at the same time were taken at once (or
-    // stamped with one clock reading) and say nothing about a rate.
+    // The meter averages over the budget's time scale (the cap is rate x budget), but over no
+    // more than one estimate window: with a budget of seconds it would give no rate for
+    // seconds, and the limit would sit at the floor all that time (review, 2026-12-04: a 1 s
+    // budget held it at 8 for the whole first second, at 3-7x fewer items than 100 us).
+    [[nodiscard]] std::uint64_t meter_window() const noexcept {
+        return std::min(c_.budget, c_.window);
+    }
+
+    // Units drained in ticks, into the meter; each meter reading (an average over at least
+    // meter_window() of backlogged time) also updates the slowest reading of this window. A
+    // sample within one tick is dropped: units completed at the same time were taken at once
+    // (or stamped with one clock reading) and say nothing about a rate.
     void rate_sample(std::uint32_t units, std::uint64_t ticks) noexcept {
         // None from a clock that stepped backwards (a wrapped difference, above 2^63): added to
         // the meter's open window it would wrap its tick sum and read as a rate near 0.
@@ -1384,10 +1395,11 @@ private:
     }
 
     // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
-    // reading (each an average over at least a budget of backlogged time) of this and the last
-    // window. Room is given for the costliest items seen lately, so room given while items were
-    // cheap does not become a long wait when they turn costly again; averaging over a budget
-    // keeps one preempted sample (a scheduler pause) from collapsing the limit.
+    // reading (each an average over at least meter_window() of backlogged time) of this and the
+    // last window. Room is given for the costliest items seen lately, so room given while items
+    // were cheap does not become a long wait when they turn costly again; averaging over the
+    // meter's window (the budget, or one estimate window if that is shorter) keeps a preempted
+    // sample shorter than it (a scheduler pause) from collapsing the limit.
     [[nodiscard]] std::uint64_t planning_rate() const noexcept {
         std::uint64_t r = c_.meter.rate_fp();
         for (const std::uint64_t s : {c_.rate_min_cur, c_.rate_min_prev})
