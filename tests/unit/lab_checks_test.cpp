@@ -72,3 +72,24 @@ TEST_CASE("lab checks: a completion unit lost in the veth model fails its run (p
     REQUIRE(lossy.failures.size() == 1);
     CHECK(lossy.failures[0].find("conservation (policy units)") != std::string::npos);
 }
+
+TEST_CASE("lab checks: a veth run whose producer is stopped for good fails its liveness check") {
+    // A limit of 0 (one item at a time) with a completion unit lost: the producer is stopped
+    // for good once the ring runs dry, and the consumer sleeps. Before 2026-12-05 nothing said
+    // so directly (the time-coalescing consumer's deadlock showed only as a Little's-law miss
+    // on the qdisc).
+    const scenario& sc = lab_test::find_scenario("veth-bql");
+    auto jobs = plan({&sc}, {{{"duration-ms", {20}}, {"warmup-ms", {5}}, {"fixed-limit", {0}}}},
+                     {"fixed"});
+    REQUIRE_FALSE(jobs.empty());
+    veth::model m{jobs.front().params, jobs.front().row};
+    m.plant_lost_completion();
+    const run_result r = m.run();
+    bool live = true;
+    for (const auto& f : r.failures) live = live && f.find("deadlock") == std::string::npos;
+    CHECK_FALSE(live);
+
+    run_result ok = blank_result();
+    check_live(ok, false);
+    CHECK(ok.failures.empty());
+}

@@ -75,6 +75,15 @@ inline void check_conservation(run_result& r, const char* what, std::uint64_t in
     }
 }
 
+/// Liveness: `stuck` says the run ended with the producer stopped, the consumer asleep on an
+/// empty ring and no wake-up on its way, so nothing is left to report a completion or give
+/// room: both would wait for good.
+inline void check_live(run_result& r, bool stuck) {
+    if (stuck)
+        r.failures.emplace_back("deadlock: the producer is stopped, the consumer asleep on an "
+                                "empty ring, and no wake-up is on its way");
+}
+
 /// Little's law: mean occupancy = throughput x mean time inside, within `tolerance`.
 inline void check_little(run_result& r, double occupancy, double per_second, double mean_s,
                          double tolerance = 0.05) {

@@ -465,6 +465,10 @@ private:
         if (policy_->inflight() != static_cast<std::uint32_t>(units_in_ - completed_))
             r.failures.emplace_back("policy inflight disagrees with sent - completed");
         check_little(r, occupancy_.mean(), pps, sojourn_.h.mean() / static_cast<double>(ns_per_s));
+        // (A woken producer has its wake-up on its way.)
+        const bool stopped =
+            state_ == producer_state::stopped || state_ == producer_state::waiting_room;
+        check_live(r, stopped && consumer_asleep_ && ring_.empty());
         return r;
     }
 

@@ -428,12 +428,8 @@ private:
         if (policy_->inflight() != static_cast<std::uint32_t>(posted_ - completed_units_))
             r.failures.emplace_back("policy inflight disagrees with posted - completed");
         check_little(r, occupancy_.mean(), pps, sojourn_.h.mean() / static_cast<double>(ns_per_s));
-        // Liveness: a stopped producer with an empty ring, the consumer asleep and no wake-up on
-        // its way is stopped for good (nothing is left to report a completion).
-        if (stopped_ != stop_reason::none && !wake_pending_ && ring_.empty() &&
-            consumer_ == consumer_state::sleeping)
-            r.failures.emplace_back("deadlock: the producer is stopped, the consumer asleep on an "
-                                    "empty ring, and no wake-up is on its way");
+        check_live(r, stopped_ != stop_reason::none && !wake_pending_ && ring_.empty() &&
+                          consumer_ == consumer_state::sleeping);
         // The qdisc and the probes: nothing lost, and the qdisc's own Little's law (its mean
         // length against the rate it is dequeued at times the mean wait in it).
         check_conservation(r, "qdisc", qdisc_.enqueued(), qdisc_.dequeued(), qdisc_.size());
