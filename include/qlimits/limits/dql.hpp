@@ -329,7 +329,8 @@ public:
     void clear_stall_max() noexcept { c_.stall_max.store(0, std::memory_order_relaxed); }
     /// Translate every absolute counter so that the completed total becomes `completed_total`.
     /// The limits that follow are unchanged (DQL depends only on differences mod 2^32); this is
-    /// how tests start counters near 2^32 (the trace directive `origin`).
+    /// how tests start counters near 2^32 (the trace directive `origin`). It writes both
+    /// sides' counters (relaxed), so call it with neither side running, as reset().
     void rebase(std::uint32_t completed_total) noexcept {
         const std::uint32_t delta =
             completed_total - c_.num_completed.load(std::memory_order_relaxed);
