@@ -5,15 +5,15 @@
 //  - timed: accumulate across polls and report when `window` has passed since the first
 //    unreported item, or as soon as more than `limit` are waiting, because a producer that
 //    overshot the limit by one would otherwise wait forever (veth BQL v7, tx-usecs); and, in
-//    any case, before the consumer sleeps on an empty ring while the producer is stopped.
-//    "More than limit" is a stopped producer's sign only for a policy whose room is exactly
-//    limit - inflight (dql): software_limit gives room in steps, so it can hold a producer
-//    with fewer pending, and a consumer that went to sleep on them left both waiting for
-//    good (found 2026-12-05 by a change to software_limit's meter with --sojourn-us=3000:
-//    the adversarial case's producer stopped for half the run). For dql the idle rule adds
-//    a report only while a wake-up is on its way: held, an empty ring means more than
-//    `limit` pending, reported already. In `qlimits-lab run all` it changed one row
-//    (veth-bql cost=0.5x producer, sw-time: probe p99 4.5 -> 3.0 us).
+//    any case, before the consumer sleeps on an empty ring while the producer is stopped by
+//    the policy. "More than limit" is a stopped producer's sign only for a policy whose room
+//    is exactly limit - inflight (dql): software_limit gives room in steps, so it can hold a
+//    producer with fewer pending, and a consumer that went to sleep on them left both waiting
+//    for good (found 2026-12-05: `run veth-bql --policy=sw-time --sojourn-us=1000`, and 5000,
+//    stopped the adversarial case's producer for half the run). For dql the idle rule adds a
+//    report only while a wake-up is on its way: held, an empty ring means more than `limit`
+//    pending, reported already. In `qlimits-lab run all` it changed one row (veth-bql
+//    cost=0.5x producer, sw-time, where a wake-up was on its way: probe p99 4.5 -> 3.0 us).
 #pragma once
 
 #include <cstdint>

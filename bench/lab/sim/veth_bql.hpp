@@ -325,7 +325,7 @@ private:
     }
 
     void end_poll() {
-        report(coalescer_.on_poll_end(now(), ring_.empty() && stopped_ != stop_reason::none));
+        report(coalescer_.on_poll_end(now(), ring_.empty() && stopped_ == stop_reason::policy));
         const ns_t woke = maybe_wake_producer(true);
         if (polled_ == budget_ && !ring_.empty()) {
             // Budget used up: NAPI polls again without sleeping (after any wake call).

@@ -862,23 +862,27 @@ private:
         return w <= 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(w, 0xffffffff));
     }
 
-    // The meter averages over the budget's time scale (the cap is rate x budget), but over no
-    // more than one estimate window: with a budget of seconds it would give no rate for
-    // seconds, and the limit would sit at the floor all that time (review, 2026-12-04: a 1 s
-    // budget held it at 8 for the whole first second, at 3-7x fewer items than 100 us).
+    // The meter averages over the budget's time scale (the cap is rate x budget); its first
+    // reading, after a start or reset, over no more than one estimate window: with a budget
+    // of seconds it would give no rate for seconds, and the limit would sit at the floor all
+    // that time (review, 2026-12-04: a 1 s budget held it at 8 for the whole first second, at
+    // 3-7x fewer items than 100 us). Only the first: every reading over one window let the
+    // sojourn p99 overrun budgets of 1.5-5 ms by 7-29 % (review, 2026-12-05, veth-bql sw-poll).
     [[nodiscard]] std::uint64_t meter_window() const noexcept {
         return std::min(c_.budget, c_.window);
     }
 
-    // Units drained in ticks, into the meter; each meter reading (an average over at least
-    // meter_window() of backlogged time) also updates the slowest reading of this window. A
-    // sample within one tick is dropped: units completed at the same time were taken at once
-    // (or stamped with one clock reading) and say nothing about a rate.
+    // Units drained in ticks, into the meter; each meter reading (an average over at least a
+    // budget of backlogged time; the first over meter_window()) also updates the slowest
+    // reading of this window. A sample within one tick is dropped: units completed at the
+    // same time were taken at once (or stamped with one clock reading) and say nothing about
+    // a rate.
     void rate_sample(std::uint32_t units, std::uint64_t ticks) noexcept {
         // None from a clock that stepped backwards (a wrapped difference, above 2^63): added to
         // the meter's open window it would wrap its tick sum and read as a rate near 0.
         if (ticks == 0 || static_cast<std::int64_t>(ticks) < 0) return;
         if (c_.meter.add(units, ticks)) {
+            c_.meter.set_window(c_.budget); // the first reading may have been over less
             const std::uint64_t r = c_.meter.rate_fp();
             c_.rate_fp.store(r, std::memory_order_relaxed);
             if (c_.rate_min_cur == 0 || r < c_.rate_min_cur) c_.rate_min_cur = r;
@@ -1395,11 +1399,11 @@ private:
     }
 
     // The drain rate to plan with, units per tick << rate_shift (0: unknown): the slowest meter
-    // reading (each an average over at least meter_window() of backlogged time) of this and the
-    // last window. Room is given for the costliest items seen lately, so room given while items
-    // were cheap does not become a long wait when they turn costly again; averaging over the
-    // meter's window (the budget, or one estimate window if that is shorter) keeps a preempted
-    // sample shorter than it (a scheduler pause) from collapsing the limit.
+    // reading (each an average over at least a budget of backlogged time, the first over
+    // meter_window()) of this and the last window. Room is given for the costliest items seen
+    // lately, so room given while items were cheap does not become a long wait when they turn
+    // costly again; averaging over a budget keeps a preempted sample shorter than it (a
+    // scheduler pause) from collapsing the limit.
     [[nodiscard]] std::uint64_t planning_rate() const noexcept {
         std::uint64_t r = c_.meter.rate_fp();
         for (const std::uint64_t s : {c_.rate_min_cur, c_.rate_min_prev})
