@@ -26,6 +26,7 @@ namespace AB_SIDE {
 namespace {
 using item = std::uint64_t;
 using ring_t = rings::spsc_ring<item, 1024>;
+using ring16_t = rings::spsc_ring<item, 16>; // a small ring: a slipping consumer finds it full
 constexpr std::uint64_t n_items = 1U << 20;
 volatile item sink;
 
@@ -62,8 +63,8 @@ ab::result run_pair(P produce, C consume, std::uint64_t items = n_items) {
     return {ns / static_cast<double>(items), static_cast<double>(empty) / static_cast<double>(items),
             static_cast<double>(full.load()) / static_cast<double>(items)};
 }
-template <class Pol>
-using chan = qlimits::channel<ring_t, Pol>;
+template <class Pol, class Ring = ring_t>
+using chan = qlimits::channel<Ring, Pol>;
 
 // Item by item on both sides, spinning: push(item) and pop(out) say whether they succeeded.
 template <class Push, class Pop>
@@ -86,22 +87,23 @@ ab::result stream(Push push, Pop pop) {
             return e;
         });
 }
+template <class Ring = ring_t>
 ab::result raw() {
-    auto r = std::make_unique<ring_t>();
+    auto r = std::make_unique<Ring>();
     return stream([&](item x) { return r->try_push(std::move(x)); },
                   [&](item& v) { return r->try_pop(v); });
 }
-template <class Pol>
+template <class Pol, class Ring = ring_t>
 ab::result per_item(typename Pol::config_type cfg, qlimits::consumer_wait w) {
-    auto r = std::make_unique<ring_t>();
-    auto ch = std::make_unique<chan<Pol>>(*r, cfg, w);
+    auto r = std::make_unique<Ring>();
+    auto ch = std::make_unique<chan<Pol, Ring>>(*r, cfg, w);
     return stream([&](item x) { return ch->try_send(std::move(x)) == qlimits::send_status::ok; },
                   [&](item& v) { return ch->try_receive(v); });
 }
-template <class Pol>
+template <class Pol, class Ring = ring_t>
 ab::result batched(typename Pol::config_type cfg) {
-    auto r = std::make_unique<ring_t>();
-    auto ch = std::make_unique<chan<Pol>>(*r, cfg);
+    auto r = std::make_unique<Ring>();
+    auto ch = std::make_unique<chan<Pol, Ring>>(*r, cfg);
     return run_pair(
         [&] {
             std::uint64_t f = 0;
@@ -188,6 +190,7 @@ std::vector<ab::row> rows() {
     constexpr auto spin_wait = qlimits::consumer_wait::spin;
     return {
         {"raw_ring", [] { return raw(); }},
+        {"raw_ring16", [] { return raw<ring16_t>(); }},
         {"ping_pong_round_trip", [] { return ping_pong(); }},
         {"unlimited_per_item", [] { return per_item<unl>({}, sleep); }},
         {"unlimited_per_item_spin", [] { return per_item<unl>({}, spin_wait); }},
@@ -207,6 +210,9 @@ std::vector<ab::row> rows() {
         {"sw_batched", [=] { return batched<sw>(sw_never_bites); }},
         {"blocking_sw", [=] { return blocking<sw>(sw_never_bites); }},
         {"blocking_sw_default", [] { return blocking<sw>({}); }},
+        {"unlimited_per_item_ring16", [] { return per_item<unl, ring16_t>({}, sleep); }},
+        {"unlimited_batched_ring16", [] { return batched<unl, ring16_t>({}); }},
+        {"fixed_batched_ring16", [=] { return batched<fixed, ring16_t>(fixed_never_bites); }},
     };
 }
 } // namespace AB_SIDE

@@ -15,6 +15,8 @@
 //    batched: sends with more = true and a doorbell every 32, receive_batch per_batch.
 //    sw is software_limit; sw_per_item_default runs it with its defaults, the limit on (the
 //    producer stops whenever the limit bites: what a user gets, not the channel's bare cost).
+//  - raw_ring16, unlimited_{per_item, batched}_ring16: the same through a 16-slot ring, where a
+//    batched consumer's slip (a pause for a batch to build up) meets a full ring.
 //  - blocking_{unlimited, fixed, dql, sw}[_fences]: send()/receive(), the consumer may sleep;
 //    raw_moodycamel_blocking: moodycamel::BlockingReaderWriterQueue (try_enqueue spinning,
 //    wait_dequeue), what users pick today for a blocking SPSC queue.
@@ -58,6 +60,9 @@
 namespace {
 using item = std::uint64_t;
 using ring_t = rings::spsc_ring<item, 1024>;
+// A small ring (16 slots, two cache lines of items): where a side that pauses for a batch to
+// build up (the channel's slip) finds the ring full, and the batched rows can lose to per item.
+using ring16_t = rings::spsc_ring<item, 16>;
 constexpr std::uint64_t items_per_run = 1U << 20;
 
 // Spin, then yield, so a row does not stall for a whole time slice when the machine has more
@@ -122,8 +127,9 @@ void transfer(benchmark::State& st, Produce produce, Consume consume,
                                               benchmark::Counter::kInvert);
 }
 
-void bm_channel_raw_ring(benchmark::State& st) {
-    auto ring = std::make_unique<ring_t>();
+template <class Ring>
+void bm_raw_ring(benchmark::State& st) {
+    auto ring = std::make_unique<Ring>();
     transfer(
         st,
         [&] {
@@ -177,18 +183,21 @@ void bm_channel_raw_moodycamel_blocking(benchmark::State& st) {
 }
 #endif
 
-template <class Policy>
-auto make_channel(ring_t& ring, const typename Policy::config_type& cfg,
+void bm_channel_raw_ring(benchmark::State& st) { bm_raw_ring<ring_t>(st); }
+void bm_channel_raw_ring16(benchmark::State& st) { bm_raw_ring<ring16_t>(st); }
+
+template <class Policy, class Ring = ring_t>
+auto make_channel(Ring& ring, const typename Policy::config_type& cfg,
                   qlimits::consumer_wait wait, qlimits::doorbell_barrier barrier) {
-    return std::make_unique<qlimits::channel<ring_t, Policy>>(ring, cfg, wait, barrier);
+    return std::make_unique<qlimits::channel<Ring, Policy>>(ring, cfg, wait, barrier);
 }
 
 // Per item on both sides: try_send() each item, try_receive() each item.
-template <class Policy>
+template <class Policy, class Ring = ring_t>
 void bm_per_item(benchmark::State& st, const typename Policy::config_type& cfg,
                  qlimits::consumer_wait wait = qlimits::consumer_wait::sleep,
                  qlimits::doorbell_barrier barrier = qlimits::doorbell_barrier::membarrier) {
-    auto ring = std::make_unique<ring_t>();
+    auto ring = std::make_unique<Ring>();
     auto ch = make_channel<Policy>(*ring, cfg, wait, barrier);
     transfer(
         st,
@@ -212,9 +221,9 @@ void bm_per_item(benchmark::State& st, const typename Policy::config_type& cfg,
 }
 
 // Batched on both sides: sends with more = true (doorbell every 32), per-batch completion.
-template <class Policy>
+template <class Policy, class Ring = ring_t>
 void bm_batched(benchmark::State& st, const typename Policy::config_type& cfg) {
-    auto ring = std::make_unique<ring_t>();
+    auto ring = std::make_unique<Ring>();
     auto ch = make_channel<Policy>(*ring, cfg, qlimits::consumer_wait::sleep,
                                    qlimits::doorbell_barrier::membarrier);
     transfer(
@@ -377,6 +386,12 @@ void bm_channel_unlimited_batched(benchmark::State& st) { bm_batched<unlimited>(
 void bm_channel_fixed_batched(benchmark::State& st) { bm_batched<fixed>(st, fixed_never_bites); }
 void bm_channel_dql_batched(benchmark::State& st) { bm_batched<dql>(st, dql_never_bites); }
 void bm_channel_sw_batched(benchmark::State& st) { bm_batched<sw>(st, sw_never_bites); }
+void bm_channel_unlimited_per_item_ring16(benchmark::State& st) {
+    bm_per_item<unlimited, ring16_t>(st, {});
+}
+void bm_channel_unlimited_batched_ring16(benchmark::State& st) {
+    bm_batched<unlimited, ring16_t>(st, {});
+}
 void bm_channel_blocking_unlimited(benchmark::State& st) { bm_blocking<unlimited>(st, {}); }
 void bm_channel_blocking_fixed(benchmark::State& st) {
     bm_blocking<fixed>(st, fixed_never_bites);
@@ -545,6 +560,9 @@ QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_fixed_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_dql_batched);
 QLIMITS_CHANNEL_BENCH(bm_channel_sw_batched);
+QLIMITS_CHANNEL_BENCH(bm_channel_raw_ring16);
+QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_per_item_ring16);
+QLIMITS_CHANNEL_BENCH(bm_channel_unlimited_batched_ring16);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_unlimited);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_fixed);
 QLIMITS_CHANNEL_BENCH(bm_channel_blocking_dql);

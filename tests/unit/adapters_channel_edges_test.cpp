@@ -386,9 +386,10 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     // empty ring and polls again at once (an empty poll, which ends the run), so the slip above
     // never came: both sides took the ring's lines from each other a few items at a time
     // (docs/benchmarks.md "The slip of a batched take"). A take of at least 8 that runs dry
-    // while the producer is running now makes the next take pause 32 first; the items taken
-    // are returned at once.
-    constexpr std::uint64_t take_slip = 32, poll = 4;
+    // while the producer is running now makes the next take pause first (32 pauses at first;
+    // here every slip gains nothing, so each is half the one before, down to 4: the test
+    // below has the rule); the items taken are returned at once.
+    constexpr std::uint64_t poll = 4;
     using ring64 = rings::spsc_ring<std::uint64_t, 64>;
     ring64 ring;
     qlimits::channel<ring64, qlimits::fixed_limit<clock_ms>> ch(ring, {.limit = 40},
@@ -407,36 +408,37 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     CHECK(pauses() == 0);    // not before the items are returned
     CHECK(take(out) == 0);
     // The slip, then the empty poll's back-off (the run is over).
-    CHECK(pauses() == take_slip + poll);
+    CHECK(pauses() == 32 + poll);
     send(7);
     REQUIRE(take(out) == 7); // 7 < 8: no slip
     CHECK(take(out) == 0);
-    CHECK(pauses() == take_slip + 2 * poll);
+    CHECK(pauses() == 32 + 2 * poll);
     send(10);
     REQUIRE(take(out) == 10);
     send(5);
     CHECK(take(std::span<std::uint64_t>{}) == 0); // an empty span neither slips nor uses it up
-    CHECK(pauses() == take_slip + 2 * poll);
+    CHECK(pauses() == 32 + 2 * poll);
     REQUIRE(take(out) == 5); // slips first
-    CHECK(pauses() == 2 * take_slip + 2 * poll);
+    CHECK(pauses() == 32 + 16 + 2 * poll);
     CHECK(take(out) == 0);
-    CHECK(pauses() == 2 * take_slip + 3 * poll);
+    CHECK(pauses() == 32 + 16 + 3 * poll);
     send(16);
     REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_item) == 16); // full: not dry
     CHECK(take(out) == 0);
-    CHECK(pauses() == 2 * take_slip + 4 * poll);
+    CHECK(pauses() == 32 + 16 + 4 * poll);
     // A dry take of 32 or more leaves a run of 32: the slip ends it, so the empty poll after
     // it does not slip a second time.
     send(40);
     REQUIRE(take(big) == 40);
     CHECK(take(out) == 0);
-    CHECK(pauses() == 3 * take_slip + 5 * poll);
+    CHECK(pauses() == 32 + 16 + 8 + 5 * poll);
     // try_receive() after a dry batched take slips too (the next take, whatever its kind).
     send(10);
     REQUIRE(take(out) == 10);
     std::uint64_t v = 0;
     CHECK_FALSE(ch.try_receive(v));
-    CHECK(pauses() == 4 * take_slip + 6 * poll);
+    constexpr std::uint64_t slips = 32 + 16 + 8 + 4;
+    CHECK(pauses() == slips + 6 * poll);
     // A producer stopped by the limit is not streaming: a dry take then does not slip.
     ch.policy().set_limit(10);
     send(11); // BQL's rule: the send that reaches limit + 1 is allowed, the next refused
@@ -444,13 +446,13 @@ TEST_CASE("channel: a batched take of 8 or more that runs the ring dry slips bef
     REQUIRE(ch.stats().stopped);
     REQUIRE(take(out) == 11);
     CHECK(take(out) == 0);
-    CHECK(pauses() == 4 * take_slip + 7 * poll);
+    CHECK(pauses() == slips + 7 * poll);
     send(1); // a request/response: takes of one never slip
     for (int k = 0; k < 3; ++k) {
         REQUIRE(take(out) == 1);
         send(1);
     }
-    CHECK(pauses() == 4 * take_slip + 7 * poll);
+    CHECK(pauses() == slips + 7 * poll);
     CHECK(ch.inflight() == 1);
 }
 
@@ -484,6 +486,52 @@ TEST_CASE("channel: a batched take's slip ends once the producer stops") {
     send(2);
     REQUIRE(take() == 2);
     CHECK(ch.stats().consumer_backoff_pauses == before + 32);
+}
+
+TEST_CASE("channel: a batched take's slip halves when it gains nothing, doubles when it does") {
+    // A 16-slot ring that a streaming producer fills during the slip: the take after it is no
+    // larger than the dry take before it, and the producer waited on a full ring meanwhile
+    // (two-thread benchmark, docs/benchmarks.md "A slip that learns its length": 32 pauses made
+    // such a ring 2.2x slower batched than per item). A take that grew doubles the next slip,
+    // up to 128 (with a 1024-slot ring 128 pauses were 12-50 % faster than 32).
+    using ring256 = rings::spsc_ring<std::uint64_t, 256>;
+    ring256 ring;
+    qlimits::channel<ring256, qlimits::unlimited<clock_ms>> ch(ring, {},
+                                                               qlimits::consumer_wait::spin);
+    std::array<std::uint64_t, 200> out{};
+    const auto send = [&](int k) {
+        for (int i = 0; i < k; ++i) REQUIRE(ch.try_send(std::uint64_t{1}) == send_status::ok);
+    };
+    const auto pauses = [&] { return ch.stats().consumer_backoff_pauses; };
+    // Every take runs the ring dry, so each slips before the next; returns the pauses of the
+    // slip before this take of `n` (judged by this take against the one before).
+    const auto take = [&](int n) {
+        send(n);
+        const auto before = pauses();
+        REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) ==
+                static_cast<std::size_t>(n));
+        return pauses() - before;
+    };
+    CHECK(take(16) == 0);   // nothing due yet
+    CHECK(take(16) == 32);  // no larger than 16: the next is halved
+    CHECK(take(16) == 16);
+    CHECK(take(8) == 8);
+    CHECK(take(16) == 4);   // larger: doubled
+    CHECK(take(16) == 8);   // no larger
+    CHECK(take(16) == 4);
+    CHECK(take(16) == 4);   // the floor
+    CHECK(take(40) == 4);
+    CHECK(take(41) == 8);
+    CHECK(take(42) == 16);
+    CHECK(take(43) == 32);
+    CHECK(take(44) == 64);
+    CHECK(take(45) == 128);
+    CHECK(take(46) == 128); // the cap
+    // An empty take after a slip gained nothing either.
+    send(0);
+    CHECK(ch.try_receive_batch(out, qlimits::completion::per_batch) == 0);
+    CHECK(take(50) == 0); // after an empty poll: no slip due, and the halving stays
+    CHECK(take(50) == 64);
 }
 
 namespace {

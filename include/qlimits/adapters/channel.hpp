@@ -515,14 +515,19 @@ private:
     //   A take of fewer items (a request/response) does not slip, nor one that found the
     //   producer stopped by the limit or waiting (it is not streaming). The slip ends early,
     //   checked every 8 pauses, once the producer stops or waits: it then waits for this side.
-    //   (A slip of 128 pauses made the batched rows 12-50 % faster with a 1024-slot ring, but a
-    //   producer that fills a small ring during it keeps `running` while it spins on the full
-    //   ring: 3-4x slower with 16 slots, so it was not kept; docs/benchmarks.md "Tried, not
-    //   kept: a longer slip for batched takes".)
+    //   Its length learns, from take_slip_min (4) to take_slip_max (128), starting at 32: a
+    //   take after a full slip that is no larger than the dry take before it gained nothing
+    //   (a small ring filled and its producer, still `running`, spun on it), so the next slip
+    //   is halved; a larger one doubles it (judge_slip()). A fixed 128 made the batched rows
+    //   12-50 % faster with a 1024-slot ring but 3-4x slower with 16 slots; a fixed 32 left a
+    //   16-slot ring 2.2x slower batched than per item (docs/benchmarks.md "A slip that
+    //   learns its length").
     // The numbers are design choices; what they changed is measured in docs/benchmarks.md
     // ("Counting first and the slip", "The slip of a batched take").
     static constexpr unsigned slip_pauses = 32;
     static constexpr unsigned slip_check_every = 8;
+    static constexpr std::uint32_t take_slip_min = 4;
+    static constexpr std::uint32_t take_slip_max = 128;
     static constexpr std::uint32_t slip_min_run = 32;
     static constexpr std::size_t slip_min_take = 8;
     static constexpr unsigned backoff_first_pauses = 4;
@@ -836,8 +841,10 @@ private:
     }
 
     bool take_one(value_type& out) noexcept {
-        if (c_.slip_due) [[unlikely]]
+        if (c_.slip_due) [[unlikely]] {
             slip();
+            c_.slipped = false; // judged by batched takes only
+        }
         if (!traits::try_pop(*f_.ring, out)) {
             on_empty_poll();
             return false;
@@ -868,35 +875,55 @@ private:
             c_.owed += units;
         }
         if (n == 0) {
-            if (!out.empty())
+            if (!out.empty()) {
+                judge_slip(0);
                 on_empty_poll();
+            }
             return 0;
         }
         count_pops(n);
         (void)settle(reported);
+        judge_slip(n);
         // A take of a cache line of items or more that ran the ring dry while the producer was
         // running: it streams and this side has caught up with it. The next take slips first
-        // (see slip_pauses), so a batch builds up; the items taken now are not held back by it.
+        // (see take_slip_max), so a batch builds up; the items taken now are not held back by it.
         // A producer stopped by the limit or waiting (or a ring whose pop failed spuriously
         // while it was stopped) is not streaming: no slip.
         const bool streaming = f_.producer_state.load(std::memory_order_relaxed) == running;
         wake_producer();
-        if (n < out.size() && n >= slip_min_take && streaming)
+        if (n < out.size() && n >= slip_min_take && streaming) {
             c_.slip_due = true;
+            c_.slip_from = n;
+        }
         return n;
     }
+    // After a slip that ran its length: a take no larger than the one that ran the ring dry
+    // before it gained nothing from the wait (a small ring was full, the producer waited), so
+    // the next slip is half as long; a larger take doubles it, up to take_slip_max.
+    // Consumer-local, so it costs no read of the producer's lines.
+    void judge_slip(std::size_t n) noexcept {
+        if (!c_.slipped)
+            return;
+        c_.slipped = false;
+        if (n > c_.slip_from)
+            c_.take_slip = std::min(c_.take_slip * 2, take_slip_max);
+        else
+            c_.take_slip = std::max(c_.take_slip / 2, take_slip_min);
+    }
+
     // The slip of a take that ran the ring dry (take_batch()), before the next take; cut short
     // once the producer is no longer running (it waits for this side).
     void slip() noexcept {
         c_.slip_due = false;
         c_.run = 0;
         unsigned k = 0;
-        for (; k < slip_pauses; ++k) {
+        for (; k < c_.take_slip; ++k) {
             if (k % slip_check_every == 0 &&
                 f_.producer_state.load(std::memory_order_relaxed) != running)
                 break;
             detail::cpu_relax();
         }
+        c_.slipped = k == c_.take_slip;
         c_.backoff_pauses.store(pauses(c_.backoff_pauses) + k, std::memory_order_relaxed);
     }
 
@@ -1160,6 +1187,9 @@ private:
         std::uint64_t completed_local = 0;
         bool progress = false; // popped or completed since the last F3
         bool slip_due = false;  // the last take ran the ring dry (take_batch(), slip_min_take)
+        bool slipped = false;   // the slip before this take ran its length (judge_slip())
+        std::uint32_t take_slip = slip_pauses; // the length of that slip, in pauses
+        std::size_t slip_from = 0;             // the take that ran the ring dry before it
         std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
         std::uint32_t run = 0;          // items taken since the last empty poll (the slip)
         std::atomic<std::uint64_t> popped{0};
