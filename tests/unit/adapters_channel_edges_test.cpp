@@ -490,10 +490,11 @@ TEST_CASE("channel: a batched take's slip ends once the producer stops") {
 
 TEST_CASE("channel: a batched take's slip halves when it gains nothing, doubles when it does") {
     // A 16-slot ring that a streaming producer fills during the slip: the take after it is no
-    // larger than the dry take before it, and the producer waited on a full ring meanwhile
+    // larger than the dry take before it, and the producer spun on a full ring meanwhile
     // (two-thread benchmark, docs/benchmarks.md "A slip that learns its length": 32 pauses made
-    // such a ring 2.2x slower batched than per item). A take that grew doubles the next slip,
-    // up to 128 (with a 1024-slot ring 128 pauses were 12-50 % faster than 32).
+    // such a ring 2.2x slower batched than per item where a pause is short). A take that grew
+    // doubles the next slip, up to 128 (with a 1024-slot ring 128 pauses were 12-50 % faster
+    // than 32).
     using ring256 = rings::spsc_ring<std::uint64_t, 256>;
     ring256 ring;
     qlimits::channel<ring256, qlimits::unlimited<clock_ms>> ch(ring, {},

@@ -508,7 +508,7 @@ private:
     //   two sides stop taking the ring's lines from each other item by item (FastForward's
     //   "temporal slipping", docs/references.md [FF]). After a short run (a request/response,
     //   a limit of a few items) a batch cannot build up and the pause would only add latency.
-    // - The same slip before the next take when a take_batch() of at least slip_min_take (8,
+    // - A slip before the next take when a take_batch() of at least slip_min_take (8,
     //   a cache line of 8-byte items) ran the ring dry while the producer was running: a
     //   batched consumer that has caught up finds the ring empty at the end of every take, and
     //   its next poll (an empty poll that resets the run) comes before a run of 32 can form.
@@ -516,12 +516,15 @@ private:
     //   producer stopped by the limit or waiting (it is not streaming). The slip ends early,
     //   checked every 8 pauses, once the producer stops or waits: it then waits for this side.
     //   Its length learns, from take_slip_min (4) to take_slip_max (128), starting at 32: a
-    //   take after a full slip that is no larger than the dry take before it gained nothing
-    //   (a small ring filled and its producer, still `running`, spun on it), so the next slip
-    //   is halved; a larger one doubles it (judge_slip()). A fixed 128 made the batched rows
-    //   12-50 % faster with a 1024-slot ring but 3-4x slower with 16 slots; a fixed 32 left a
-    //   16-slot ring 2.2x slower batched than per item (docs/benchmarks.md "A slip that
-    //   learns its length").
+    //   batched take after a full slip (an empty one included) that is no larger than the dry
+    //   take before it gained nothing (a small ring filled and its producer, still `running`,
+    //   spun on it), so the next slip is halved; a larger one doubles it (judge_slip()). A
+    //   slip cut short, or before try_receive(), is not judged. A bang-bang rule: with a
+    //   steady producer the length goes to one bound or swings near it, not to a value in
+    //   between. A fixed 128 made the batched rows 12-50 % faster with a 1024-slot ring but
+    //   3-4x slower with 16 slots; a fixed 32 left a 16-slot ring 2.2x slower batched than per
+    //   item where a pause is short (0.99x where it is long, and there the learned length is
+    //   23-31 % slower: docs/benchmarks.md "A slip that learns its length").
     // The numbers are design choices; what they changed is measured in docs/benchmarks.md
     // ("Counting first and the slip", "The slip of a batched take").
     static constexpr unsigned slip_pauses = 32;
@@ -886,7 +889,7 @@ private:
         judge_slip(n);
         // A take of a cache line of items or more that ran the ring dry while the producer was
         // running: it streams and this side has caught up with it. The next take slips first
-        // (see take_slip_max), so a batch builds up; the items taken now are not held back by it.
+        // (see judge_slip()), so a batch builds up; the items taken now are not held back by it.
         // A producer stopped by the limit or waiting (or a ring whose pop failed spuriously
         // while it was stopped) is not streaming: no slip.
         const bool streaming = f_.producer_state.load(std::memory_order_relaxed) == running;
@@ -898,9 +901,9 @@ private:
         return n;
     }
     // After a slip that ran its length: a take no larger than the one that ran the ring dry
-    // before it gained nothing from the wait (a small ring was full, the producer waited), so
-    // the next slip is half as long; a larger take doubles it, up to take_slip_max.
-    // Consumer-local, so it costs no read of the producer's lines.
+    // before it gained nothing from the wait (a small ring was full and its producer spun on
+    // it), so the next slip is half as long, down to take_slip_min; a larger take doubles it,
+    // up to take_slip_max. Consumer-local, so it costs no read of the producer's lines.
     void judge_slip(std::size_t n) noexcept {
         if (!c_.slipped)
             return;
