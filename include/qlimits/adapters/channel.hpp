@@ -844,10 +844,8 @@ private:
     }
 
     bool take_one(value_type& out) noexcept {
-        if (c_.slip_due) [[unlikely]] {
-            slip();
-            c_.slipped = false; // judged by batched takes only
-        }
+        if (c_.slip_due) [[unlikely]]
+            (void)slip(); // judged by batched takes only
         if (!traits::try_pop(*f_.ring, out)) {
             on_empty_poll();
             return false;
@@ -860,8 +858,10 @@ private:
     }
 
     std::size_t take_batch(std::span<value_type> out, completion mode) noexcept {
+        // A slip that ran its length is judged by this take (judge_slip()).
+        bool slipped = false;
         if (c_.slip_due && !out.empty()) [[unlikely]]
-            slip();
+            slipped = slip();
         // Units still owed from an earlier take (popped before the producer counted them):
         // reported as theirs, not as the start of this take.
         (void)settle();
@@ -879,14 +879,16 @@ private:
         }
         if (n == 0) {
             if (!out.empty()) {
-                judge_slip(0);
+                if (slipped) [[unlikely]]
+                    judge_slip(0);
                 on_empty_poll();
             }
             return 0;
         }
         count_pops(n);
         (void)settle(reported);
-        judge_slip(n);
+        if (slipped) [[unlikely]]
+            judge_slip(n);
         // A take of a cache line of items or more that ran the ring dry while the producer was
         // running: it streams and this side has caught up with it. The next take slips first
         // (see judge_slip()), so a batch builds up; the items taken now are not held back by it.
@@ -905,9 +907,6 @@ private:
     // it), so the next slip is half as long, down to take_slip_min; a larger take doubles it,
     // up to take_slip_max. Consumer-local, so it costs no read of the producer's lines.
     void judge_slip(std::size_t n) noexcept {
-        if (!c_.slipped)
-            return;
-        c_.slipped = false;
         if (n > c_.slip_from)
             c_.take_slip = std::min(c_.take_slip * 2, take_slip_max);
         else
@@ -915,8 +914,8 @@ private:
     }
 
     // The slip of a take that ran the ring dry (take_batch()), before the next take; cut short
-    // once the producer is no longer running (it waits for this side).
-    void slip() noexcept {
+    // once the producer is no longer running (it waits for this side). True: it ran its length.
+    bool slip() noexcept {
         c_.slip_due = false;
         c_.run = 0;
         unsigned k = 0;
@@ -926,8 +925,8 @@ private:
                 break;
             detail::cpu_relax();
         }
-        c_.slipped = k == c_.take_slip;
         c_.backoff_pauses.store(pauses(c_.backoff_pauses) + k, std::memory_order_relaxed);
+        return k == c_.take_slip;
     }
 
     std::size_t wait_batch(std::span<value_type> out, completion mode,
@@ -1190,9 +1189,6 @@ private:
         std::uint64_t completed_local = 0;
         bool progress = false; // popped or completed since the last F3
         bool slip_due = false;  // the last take ran the ring dry (take_batch(), slip_min_take)
-        bool slipped = false;   // the slip before this take ran its length (judge_slip())
-        std::uint32_t take_slip = slip_pauses; // the length of that slip, in pauses
-        std::size_t slip_from = 0;             // the take that ran the ring dry before it
         std::uint32_t empty_streak = 0; // empty polls in a row (back_off)
         std::uint32_t run = 0;          // items taken since the last empty poll (the slip)
         std::atomic<std::uint64_t> popped{0};
@@ -1202,6 +1198,9 @@ private:
         std::atomic<std::uint64_t> sleeps{0};
         std::atomic<std::uint64_t> membarrier_failures{0};
         std::atomic<std::uint64_t> backoff_pauses{0};
+        // Last, so the fields before them keep their places (judge_slip()).
+        std::size_t slip_from = 0;             // the dry take that made the next slip due
+        std::uint32_t take_slip = slip_pauses; // the next slip's length, in pauses
     };
 
     shared_line f_;
