@@ -276,6 +276,33 @@ TEST_CASE("software_limit: a consumer that slows down is cut to the budget withi
     CHECK(p.stats().budget_cuts >= 1);
 }
 
+TEST_CASE("software_limit: a window's end forgets the window before it at that completion") {
+    // The cap plans with the slowest drain-rate reading of this and the last estimate window
+    // (1 ms by default, the first starting at construction). A consumer at 2 us per item in
+    // [0, 1 ms) and 0.2 us from then on, with 50 in flight throughout: the slow readings go at
+    // the completion that ends the second window (t = 2 ms exactly), and the cap follows at that
+    // completion, not at the next one (a roll that did not recompute was late by one).
+    sw p({}, at(0));
+    p.on_queued(50);
+    std::uint64_t t = 0;
+    std::uint32_t cap_slow = 0, cap_before = 0, cap_at = 0;
+    while (t < 2'000'000) {
+        t += t < 1'000'000 ? 2'000 : 200;
+        p.on_completed(1, at(t));
+        p.on_queued(1);
+        const std::uint32_t cap = p.stats().cap;
+        if (t == 1'500'000) cap_slow = cap;
+        if (t == 2'000'000 - 200) cap_before = cap;
+        if (t == 2'000'000) cap_at = cap;
+    }
+    CAPTURE(cap_slow);
+    CAPTURE(cap_before);
+    CAPTURE(cap_at);
+    CHECK(cap_slow <= 55);          // 0.5 M/s x 100 us = 50: the slow window still counts
+    CHECK(cap_before == cap_slow);  // until the second window ends
+    CHECK(cap_at >= 4 * cap_slow);  // 5 M/s x 100 us = 500 (less the meter's rounding)
+}
+
 TEST_CASE("software_limit: a fast producer gets room in steps (one stop moves many items)") {
     // Producer 50 ns per item, consumer 500 ns: the producer hits the limit every cycle. A 2 us
     // wake costs 4 items of consumer work, so at a 10% share a cycle must move ~40 items.
