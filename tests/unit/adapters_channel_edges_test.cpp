@@ -627,6 +627,41 @@ TEST_CASE("channel: an item is counted before its push where the policy can take
     CHECK(dch.inflight() == 1);
 }
 
+TEST_CASE("channel: an empty channel takes a send whatever a stale policy says (dql after reset)") {
+    // dql::reset() keeps adj_limit, as Linux's dql_reset does. Once 2^31 units have gone
+    // through, the kept value reads as no room (available() < 0) with nothing in flight. Linux
+    // counts the post before its check, so it takes one item and stops, and that item's
+    // completion renews the room; channel checks first, and refused every send for good: the
+    // producer stopped, nothing in flight, no completion to come (found by a review,
+    // 2026-12-05; send() without a deadline slept forever).
+    using dql = qlimits::dql<clock_ms>;
+    using ring_t = rings::spsc_ring<item, 8>;
+    ring_t ring;
+    qlimits::channel<ring_t, dql> ch(ring, {}, qlimits::consumer_wait::spin);
+    item out{};
+    for (int i = 0; i < 9; ++i) { // 9 x max_object: past 2^31 units sent
+        REQUIRE(ch.try_send(item{static_cast<std::uint64_t>(i), qlimits::dql_max_object}) ==
+                send_status::ok);
+        REQUIRE(ch.try_receive(out));
+    }
+    REQUIRE(ch.inflight() == 0);
+    ch.policy().reset(clock_ms::time_point{}); // neither side running, the channel empty
+    REQUIRE(ch.policy().available() < 0);      // stale, as in Linux
+    CHECK(ch.try_send(item{100, 1}) == send_status::ok);
+    CHECK(ch.inflight() == 1);
+    // Still held while that item is in flight (the stale room is the policy's answer then)...
+    CHECK(ch.try_send(item{101, 1}) == send_status::over_limit);
+    CHECK(ch.stopped());
+    // ...and its completion brings fresh room, as in Linux.
+    REQUIRE(ch.try_receive(out));
+    CHECK(out.seq == 100);
+    CHECK(ch.policy().available() >= 0);
+    CHECK(ch.send(item{102, 1}, std::chrono::steady_clock::now() + 200ms) == send_status::ok);
+    REQUIRE(ch.try_receive(out));
+    CHECK(out.seq == 102);
+    CHECK(ch.inflight() == 0);
+}
+
 namespace {
 // software_limit, counting how the channel reports completions and how often the policy asks
 // for the time.

@@ -454,7 +454,9 @@ public:
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
     /// The policy itself, for its completion-side setters (e.g. dql::set_max_limit,
     /// fixed_limit::set_limit): call them from the consumer thread. A raised limit wakes a
-    /// stopped producer at the consumer's next completion or empty poll.
+    /// stopped producer at the consumer's next completion or empty poll. Its reset() writes
+    /// both sides' counters: only with the channel empty and neither side running (an empty
+    /// channel then takes the next send even where the policy's room is stale, as dql's is).
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
     /// Counters are read one by one (relaxed): each is exact, the set is not one snapshot.
     /// `inflight` (as inflight()) from a third thread reads the completions, then the posts:
@@ -780,7 +782,15 @@ private:
         // F1. Pairs with F3 in on_empty(): either the consumer sees the stop and wakes us once
         // it has made room, or we see that room now.
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        if (policy_.available() < 0 || !books_fit(units, true))
+        if (!books_fit(units, true))
+            return false;
+        // An empty channel (every unit sent has been completed) takes the send whatever the
+        // policy says. Linux counts a post before it checks the limit, so its queue always takes
+        // the first item and stops after it, and that item's completion brings fresh room;
+        // checked first, as here, a policy whose room is stale with nothing in flight would
+        // refuse every send for good, no completion coming to renew it: dql after reset()
+        // (it keeps adj_limit, as Linux does; past 2^31 units sent that reads as no room).
+        if (policy_.available() < 0 && p_.units_sent != p_.completed_seen)
             return false;
         // Room appeared between the first look and the stop; whoever cleared it, go on.
         clear_state(stopped_by_limit);
