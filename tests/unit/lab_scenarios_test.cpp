@@ -118,3 +118,24 @@ TEST_CASE("lab runs are deterministic for a seed and change with it") {
                            {{{"duration-ms", {300}}, {"warmup-ms", {100}}, {"queues", {1}}}}, {});
     CHECK(json(execute(jobs, 1, {})) == json(execute(jobs, 2, {})));
 }
+
+TEST_CASE("lab veth-bql: a sleep call longer than the wake-up latency keeps CPU within wall time") {
+    // A side that went to sleep was charged its sleep call as CPU but could run again after
+    // the wake-up latency alone; with a 4 us call and no latency the consumer's CPU came to
+    // 4.95x the wall time (a parameter fuzz of the lab, 2026-12-05). Now a woken side runs
+    // again once its sleep call has ended too.
+    const auto rs =
+        run("veth-bql",
+            {{"nrules", {0}}, {"adversarial", {0}}, {"speed-cases", {0}}, {"duration-ms", {60}},
+             {"warmup-ms", {20}}, {"sleep-call-ns", {4000}}, {"consumer-wake-ns", {0}},
+             {"producer-wake-ns", {0}}},
+            {"none", "fixed", "dql-item", "sw-item"});
+    for (const char* p : {"none", "fixed", "dql-item", "sw-item"}) {
+        CAPTURE(p);
+        const double pps = metric(rs, "nrules=0", p, "throughput_pps");
+        CHECK(pps > 0);
+        CHECK(metric(rs, "nrules=0", p, "producer_cpu_ns_per_item") * pps <= 1.001e9);
+        CHECK(metric(rs, "nrules=0", p, "consumer_cpu_ns_per_item") * pps <= 1.001e9);
+        CHECK(metric(rs, "nrules=0", p, "cpu_util") <= 1.001);
+    }
+}
