@@ -39,6 +39,22 @@ TEST_CASE("lab checks: Little's law 4 % off passes, 6 % off fails (tolerance 5 %
     CHECK_FALSE(little_passes(1.0, 0.0, 0.0));  // occupancy with no throughput
 }
 
+TEST_CASE("lab checks: a Little's law failure names its queue and what to try") {
+    // A parameter fuzz (2026-12-05) met failures of the second check of veth-bql (the qdisc's)
+    // worded as the ring's ("mean inflight"), and a window with no departure at all: the
+    // message now says which queue, and that the window may be too short.
+    run_result r = blank_result();
+    check_little(r, 59.7, 0.0, 0.0, 0.05, "qdisc");
+    REQUIRE(r.failures.size() == 1);
+    CHECK(r.failures[0].find("Little's law (qdisc)") != std::string::npos);
+    CHECK(r.failures[0].find("nothing left it in the measurement window") != std::string::npos);
+    run_result q = blank_result();
+    check_little(q, 100.0, 1000.0, 0.05);
+    REQUIRE(q.failures.size() == 1);
+    CHECK(q.failures[0].find("Little's law (ring)") != std::string::npos);
+    CHECK(q.failures[0].find("--duration-ms") != std::string::npos);
+}
+
 TEST_CASE("lab checks: conservation catches one unit planted or lost anywhere") {
     CHECK(conserved(1000, 900, 100));
     CHECK(conserved(0, 0, 0));

@@ -84,19 +84,28 @@ inline void check_live(run_result& r, bool stuck) {
                                 "empty ring, and no wake-up is on its way");
 }
 
-/// Little's law: mean occupancy = throughput x mean time inside, within `tolerance`.
+/// Little's law: mean occupancy = throughput x mean time inside, within `tolerance`, for the
+/// queue named `what` (the ring, the qdisc, ...). It holds for a queue in a steady state
+/// measured over a window long against the time an item spends in it: a failure with no item
+/// out in the window, or a queue still filling or draining at its end, says the window is too
+/// short for the workload rather than that the model lost items (conservation checks that).
 inline void check_little(run_result& r, double occupancy, double per_second, double mean_s,
-                         double tolerance = 0.05) {
+                         double tolerance = 0.05, const char* what = "ring") {
     const double predicted = per_second * mean_s;
     const double scale = std::max(occupancy, predicted);
     if (scale < 1e-9) return; // nothing moved and nothing waited: trivially true
     if (std::fabs(occupancy - predicted) > tolerance * scale) {
-        char buf[256];
+        char buf[384];
         std::snprintf(buf, sizeof buf,
-                      "Little's law: mean inflight %.4g vs throughput x mean sojourn %.4g "
-                      "(off by %.1f%%, allowed %.0f%%)",
-                      occupancy, predicted, 100.0 * std::fabs(occupancy - predicted) / scale,
-                      100.0 * tolerance);
+                      "Little's law (%s): mean occupancy %.4g vs throughput x mean sojourn %.4g "
+                      "(off by %.1f%%, allowed %.0f%%)%s",
+                      what, occupancy, predicted,
+                      100.0 * std::fabs(occupancy - predicted) / scale, 100.0 * tolerance,
+                      per_second <= 0.0
+                          ? ": nothing left it in the measurement window; a longer "
+                            "--duration-ms may measure it"
+                          : "; a queue still filling or draining at the window's end, or few "
+                            "departures, break it: a longer --duration-ms may help");
         r.failures.emplace_back(buf);
     }
 }

@@ -336,7 +336,8 @@ private:
         check_conservation(r, "policy bytes", posted_bytes_, completed_bytes_, held);
         for (const auto& t : queues_)
             check_conservation(r, "qdisc", t->qd.enqueued(), t->qd.dequeued(), t->qd.size());
-        check_little(r, occ, pps, sojourn_.mean() / static_cast<double>(ns_per_s));
+        check_little(r, occ, pps, sojourn_.mean() / static_cast<double>(ns_per_s), 0.05,
+                     "tx rings");
         return r;
     }
 

@@ -528,7 +528,8 @@ private:
         if (tx_bytes_ - known_read_ > window_)
             r.failures.emplace_back("the sender exceeded the receive window");
         if (ring_.size() > ring_cap_) r.failures.emplace_back("the rx ring overflowed");
-        check_little(r, outstanding_.mean(), mps, sojourn_.mean() / static_cast<double>(ns_per_s));
+        check_little(r, outstanding_.mean(), mps, sojourn_.mean() / static_cast<double>(ns_per_s),
+                     0.05, "messages outstanding");
         return r;
     }
 
