@@ -208,6 +208,20 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--ring=1", "--ring=300"}).find("--ring given twice") !=
           std::string::npos);
     CHECK(error_of({"veth-bql", "--ring"}).find("--ring=VALUE") != std::string::npos);
+    // An option given twice kept the last one without a word, and an option's value could be
+    // another option (a fuzz of the lab, 2026-12-05: --policy=none --policy=fixed ran only
+    // fixed; --json=--no-svg wrote a file named "--no-svg").
+    CHECK(error_of({"veth-bql", "--policy=none", "--policy=fixed"}).find("--policy given twice") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--json", "a.json", "--json=b.json"}).find("--json given twice") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--jobs=1", "--jobs=2"}).find("--jobs given twice") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--no-svg", "--svg=x"}).find("--svg given twice") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--svg=x", "--no-svg"}).find("--no-svg") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--json=--no-svg"}).find("looks like an option") !=
+          std::string::npos);
     CHECK(error_of({"virtio-bql", "--qdisc=red"}).find("not one of") != std::string::npos);
     CHECK(error_of({"virtio-bql", "--nrules=0"}).find("unknown parameter") != std::string::npos);
     CHECK(error_of({"nope"}).find("unknown scenario") != std::string::npos);

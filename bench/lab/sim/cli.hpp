@@ -68,6 +68,19 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
             dest = argv[++i];
         }
         if (dest.empty()) return std::string{opt} + " needs a non-empty value";
+        // --json=--no-svg wrote a file named "--no-svg" (a fuzz of the lab, 2026-12-05): a
+        // value that looks like an option is a mistake, in either form.
+        if (dest.rfind("--", 0) == 0)
+            return std::string{opt} + "=" + dest + ": the value looks like an option";
+        return std::nullopt;
+    };
+    // Each option at most once: a second one silently replaced the first (--policy=none
+    // --policy=fixed ran only fixed), as a second --NAME= of a parameter is refused below.
+    std::vector<std::string> seen;
+    auto once = [&](std::string_view opt) -> std::optional<std::string> {
+        for (const auto& o : seen)
+            if (o == opt) return std::string{opt} + " given twice";
+        seen.emplace_back(opt);
         return std::nullopt;
     };
     auto is_opt = [](std::string_view arg, std::string_view opt) {
@@ -79,20 +92,26 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
         const std::string_view arg = argv[i];
         std::string v;
         if (is_opt(arg, "--json")) {
+            if (auto e = once("--json")) return e;
             if (auto e = value_of(i, arg, "--json", out.json_file)) return e;
         } else if (is_opt(arg, "--csv")) {
+            if (auto e = once("--csv")) return e;
             if (auto e = value_of(i, arg, "--csv", out.csv_dir)) return e;
         } else if (is_opt(arg, "--svg")) {
+            if (auto e = once("--svg")) return e;
             if (auto e = value_of(i, arg, "--svg", out.svg_dir)) return e;
         } else if (arg == "--no-svg") {
+            if (auto e = once("--svg")) return "--svg and --no-svg given together, or twice";
             out.svg_dir.clear();
         } else if (arg == "--quiet" || arg == "-q") {
             out.quiet = true;
         } else if (is_opt(arg, "--policy")) {
+            if (auto e = once("--policy")) return *e + " (for several policies: --policy=a,b)";
             if (auto e = value_of(i, arg, "--policy", v, "policy names, e.g. none,dql")) return e;
             out.policies = split(v);
 
         } else if (is_opt(arg, "--jobs")) {
+            if (auto e = once("--jobs")) return e;
             if (auto e = value_of(i, arg, "--jobs", v, "a whole number")) return e;
             char* end = nullptr;
             const long n = std::strtol(v.c_str(), &end, 10);
