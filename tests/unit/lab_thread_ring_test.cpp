@@ -144,3 +144,22 @@ TEST_CASE("lab thread-ring: a consumer that sleeps at every step is told its sle
         CHECK(metric(rs, "flood", p, "sojourn_p99_us") <= 100);
     }
 }
+
+TEST_CASE("lab thread-ring: a consumer woken inside its pre-sleep fence keeps CPU within wall time") {
+    // A consumer that finds the ring empty after every item runs the channel's fence on its way
+    // to sleep; an item pushed inside that fence was taken at once, its work overlapping the
+    // fence's CPU: 2.98x the wall time with a 2 us spin and no work per item (a parameter fuzz
+    // of the lab, 2026-12-05). It now takes the item at its re-check, after the fence.
+    auto user = shortrun();
+    user["pattern"] = {0};
+    user["spin-ns"] = {2000};
+    user["work-ns"] = {0};
+    const auto rs = lab_test::run("thread-ring", user, {"none", "sw-item"});
+    for (const char* p : {"none", "sw-item"}) {
+        CAPTURE(p);
+        const double pps = metric(rs, "flood", p, "throughput_pps");
+        CHECK(pps > 0);
+        CHECK(metric(rs, "flood", p, "producer_cpu_ns_per_item") * pps <= 1.001e9);
+        CHECK(metric(rs, "flood", p, "consumer_cpu_ns_per_item") * pps <= 1.001e9);
+    }
+}
