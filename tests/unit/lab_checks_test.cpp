@@ -44,12 +44,12 @@ TEST_CASE("lab checks: a Little's law failure names its queue and what to try") 
     // worded as the ring's ("mean inflight"), and a window with no departure at all: the
     // message now says which queue, and that the window may be too short.
     run_result r = blank_result();
-    check_little(r, 59.7, 0.0, 0.0, 0.05, "qdisc");
+    check_little(r, 59.7, 0.0, 0.0, "qdisc");
     REQUIRE(r.failures.size() == 1);
     CHECK(r.failures[0].find("Little's law (qdisc)") != std::string::npos);
     CHECK(r.failures[0].find("nothing left it in the measurement window") != std::string::npos);
     run_result q = blank_result();
-    check_little(q, 100.0, 1000.0, 0.05);
+    check_little(q, 100.0, 1000.0, 0.05); // the ring, by default
     REQUIRE(q.failures.size() == 1);
     CHECK(q.failures[0].find("Little's law (ring)") != std::string::npos);
     CHECK(q.failures[0].find("--duration-ms") != std::string::npos);

@@ -90,7 +90,7 @@ inline void check_live(run_result& r, bool stuck) {
 /// out in the window, or a queue still filling or draining at its end, says the window is too
 /// short for the workload rather than that the model lost items (conservation checks that).
 inline void check_little(run_result& r, double occupancy, double per_second, double mean_s,
-                         double tolerance = 0.05, const char* what = "ring") {
+                         const char* what = "ring", double tolerance = 0.05) {
     const double predicted = per_second * mean_s;
     const double scale = std::max(occupancy, predicted);
     if (scale < 1e-9) return; // nothing moved and nothing waited: trivially true

@@ -449,7 +449,7 @@ private:
         check_conservation(r, "probes", probes_sent_, probes_done_,
                            probes_inside());
         check_little(r, qdisc_level_.mean(), static_cast<double>(qdisc_departures_) / secs,
-                     qdisc_wait_.mean() / static_cast<double>(ns_per_s), 0.05, "qdisc");
+                     qdisc_wait_.mean() / static_cast<double>(ns_per_s), "qdisc");
         return r;
     }
 

@@ -529,7 +529,7 @@ private:
             r.failures.emplace_back("the sender exceeded the receive window");
         if (ring_.size() > ring_cap_) r.failures.emplace_back("the rx ring overflowed");
         check_little(r, outstanding_.mean(), mps, sojourn_.mean() / static_cast<double>(ns_per_s),
-                     0.05, "messages outstanding");
+                     "messages outstanding");
         return r;
     }
 
