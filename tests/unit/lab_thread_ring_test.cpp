@@ -163,3 +163,24 @@ TEST_CASE("lab thread-ring: a consumer woken inside its pre-sleep fence keeps CP
         CHECK(metric(rs, "flood", p, "consumer_cpu_ns_per_item") * pps <= 1.001e9);
     }
 }
+
+TEST_CASE("lab thread-ring: with no spin, a push inside the consumer's fence is no sleep and "
+          "wake-up") {
+    // The default spin-ns is 0. A push that landed inside the fence before the consumer's sleep
+    // was modelled as a full sleep and wake-up from the push on, so the consumer ran again
+    // (wake-ns later) while its fence's CPU still ran: dql-item with a 100 us fence showed the
+    // consumer's CPU at 5.26x the wall time (a parameter fuzz of the lab, 2026-12-05). The
+    // channel's waker makes no system call then (no thread waits in the futex yet); the
+    // consumer finds the item at its re-check after the fence.
+    auto user = shortrun();
+    user["barrier-ns"] = {100000};
+    const auto rs = lab_test::run("thread-ring", user, {"none", "dql-item", "sw-item"});
+    for (const char* p : {"none", "dql-item", "sw-item"}) {
+        INFO(p);
+        const double pps = metric(rs, "flood", p, "throughput_pps");
+        CHECK(pps > 0);
+        CHECK(metric(rs, "flood", p, "cpu_util") <= 1.001);
+        CHECK(metric(rs, "flood", p, "producer_cpu_ns_per_item") * pps <= 1.001e9);
+        CHECK(metric(rs, "flood", p, "consumer_cpu_ns_per_item") * pps <= 1.001e9);
+    }
+}

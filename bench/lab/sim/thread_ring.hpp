@@ -378,13 +378,19 @@ private:
     }
 
     /// Wake `sleeper` (waiting since `since`); returns the waker's CPU for the wake call (the
-    /// caller charges it). Inside the spin window the sleeper has not reached the futex: it
-    /// sees the change and goes on at once, and nobody makes a system call. Past it, the
+    /// caller charges it). Inside the fence the consumer runs on its way to sleep (`since` is
+    /// then still ahead) or inside the spin window after it, the sleeper has not reached the
+    /// futex: it sees the change at its next check and goes on, and nobody makes a system call
+    /// (channel's waker calls futex wake only when a thread waits in it). Past both, the
     /// sleeper runs again wake-ns later and first pays its sleep call (the wait system call and
     /// the switches, counted when it is back on a CPU).
     ns_t wake(side_books& sleeper, ns_t since, kind resume) {
         const ns_t waited = now() > since ? now() - since : 0;
-        woke_sleeper_ = waited >= spin_ns_;
+        // Not `waited >= spin_ns_` alone: with no spin (spin-ns 0, the default) a push inside
+        // the fence was a full sleep and wake-up from the push on, so the consumer ran again
+        // before its fence's CPU had ended (cpu_util 5.26 with a 100 us fence; a parameter
+        // fuzz of the lab, 2026-12-05).
+        woke_sleeper_ = now() >= since && waited >= spin_ns_;
         if (!woke_sleeper_) {
             sleeper.busy(since, waited);
             // Still inside the fence it runs on its way to sleep (`since` is its end): it finds
