@@ -124,6 +124,39 @@ TEST_CASE("lab validate: an empty window and a run over the event budget are ref
         for (const auto& j : plan({&sc}, {param_lists{}}, {})) CHECK_FALSE(validate(j).has_value());
 }
 
+TEST_CASE("lab validate: the event estimate counts segments and the rr flow's own pace") {
+    // Two parameter sets of a fuzz of the lab (2026-12-05) that the estimate let through and
+    // that ran for minutes: 64 KB messages in 64-byte segments at zero costs (the estimate
+    // counted messages, ~1e6 a second, where the segments are ~1e9), and a request/response
+    // flow with a zero RTT and no bulk flow (~1e9 transactions a simulated second; the estimate
+    // counted bulk buffers only).
+    const auto refused = [](const char* name, param_lists l, const char* knob) {
+        const auto& sc = find(name);
+        const auto jobs = plan({&sc}, {std::move(l)}, {});
+        REQUIRE_FALSE(jobs.empty());
+        const auto err = validate(jobs.front());
+        REQUIRE(err.has_value());
+        CHECK(err->find("budget") != std::string::npos);
+        CHECK(err->find(knob) != std::string::npos);
+    };
+    refused("virtio-dim",
+            {{"mss", {64}}, {"msg-bytes", {65536}}, {"pkt-ns", {0}}, {"poll-ns", {0}},
+             {"irq-ns", {0}}, {"copy-ns-per-byte", {0}}, {"delay-us", {0}}, {"gbps", {1000}}},
+            "--mss");
+    refused("virtio-bql",
+            {{"bulk-flows", {0}}, {"rtt-us", {0}}, {"rtt-mdev-us", {0}}, {"tx-usecs", {0}},
+             {"rr-bytes", {1}}, {"queues", {1}}, {"qdisc", {0}}},
+            "--rtt-us");
+    // The same with the receiver's cost per segment, or an RTT, back: within the budget.
+    const auto& vdim = find("virtio-dim");
+    for (const auto& j :
+         plan({&vdim}, {param_lists{{"mss", {64}}, {"msg-bytes", {65536}}, {"gbps", {1000}}}}, {}))
+        CHECK_FALSE(validate(j).has_value());
+    const auto& vbql = find("virtio-bql");
+    for (const auto& j : plan({&vbql}, {param_lists{{"bulk-flows", {0}}, {"rr-bytes", {1}}}}, {}))
+        CHECK_FALSE(validate(j).has_value());
+}
+
 TEST_CASE("lab report: a metric that is not finite is null in JSON and '-' in tables") {
     run_result r = blank_result();
     r.scenario = "s";
