@@ -239,10 +239,39 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--seed=+1000000000000000001"}).find("exactly") !=
           std::string::npos);
     CHECK(error_of({"veth-bql", "--seed=1000000000000000000"}).empty());
+    // E-notation that denotes a whole number a double holds is exact (was refused until
+    // 2026-12-05); one digit past a double's is not.
+    CHECK(error_of({"veth-bql", "--seed=1e18"}).empty());
+    CHECK(error_of({"veth-bql", "--seed=1.5e17"}).empty());
+    CHECK(error_of({"veth-bql", "--seed=+1E18"}).empty());
+    CHECK(error_of({"veth-bql", "--seed=1.000000000000000001e18"}).find("exactly") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--seed=1e16"}).empty());
+    CHECK(error_of({"veth-bql", "--seed=10000000000000001e1"}).find("exactly") !=
+          std::string::npos);
+    // A range's bounds are printed as they are, not rounded (was "[0, 1.87905e+09]").
+    CHECK(error_of({"virtio-bql", "--fixed-limit=1879048193"})
+              .find("out of range [0, 1879048192]") != std::string::npos);
     // Out of range is said before exactness (and converts nothing beyond 2^64: UBSan in CI).
     CHECK(error_of({"veth-bql", "--seed=99999999999999999999"}).find("out of range") !=
           std::string::npos);
     CHECK_FALSE(error_of({}).empty());
+}
+
+TEST_CASE("lab params: the whole number a text denotes, and the shortest text of a value") {
+    CHECK(whole_digits("1e18") == std::string(18, '0').insert(0, "1"));
+    CHECK(whole_digits("1.5e3") == "1500");
+    CHECK(whole_digits("+0012") == "12");
+    CHECK(whole_digits("120e-1") == "12");
+    CHECK(whole_digits("0.0e-3") == "0");
+    CHECK(whole_digits("0") == "0");
+    CHECK_FALSE(whole_digits("1.5").has_value());
+    CHECK_FALSE(whole_digits("125e-2").has_value());
+    CHECK_FALSE(whole_digits("-3").has_value());
+    CHECK(shortest_text(1879048192) == "1879048192");
+    CHECK(shortest_text(0.9) == "0.9");
+    CHECK(shortest_text(1e18) == "1e+18");
+    CHECK(shortest_text(123456789012) == "123456789012");
 }
 
 TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on stdout") {

@@ -33,6 +33,53 @@ using param_values = std::map<std::string, double, std::less<>>;
 /// Possibly several values per parameter: the user's request before it is split into cases.
 using param_lists = std::map<std::string, std::vector<double>, std::less<>>;
 
+/// The shortest decimal text that reads back as exactly `v` (ranges and values are printed
+/// with it: "%g" rounded a range's bound of 1879048192 to 1.87905e+09, and "%.10g" a 12-digit
+/// seed).
+inline std::string shortest_text(double v) {
+    char buf[32];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    return buf;
+}
+
+/// The whole number a decimal text denotes ("1e18", "1.5e3", "0012"), as plain digits without
+/// leading zeros; nothing if it is not one (a fraction, a sign, an exponent past 400 digits).
+/// Lets a value above 2^53 in e-notation be checked for exactness as plain digits are.
+inline std::optional<std::string> whole_digits(std::string_view s) {
+    const std::size_t e = s.find_first_of("eE");
+    std::string_view mant = s.substr(0, e);
+    if (!mant.empty() && mant.front() == '+') mant.remove_prefix(1);
+    long exp = 0;
+    if (e != std::string_view::npos) {
+        std::string ex{s.substr(e + 1)};
+        if (ex.empty() || ex.find_first_not_of("0123456789+-") != std::string::npos ||
+            ex.find_first_of("+-", 1) != std::string::npos || ex.size() > 4)
+            return std::nullopt;
+        exp = std::strtol(ex.c_str(), nullptr, 10);
+    }
+    const std::size_t dot = mant.find('.');
+    std::string digits{mant.substr(0, dot)};
+    if (dot != std::string_view::npos) {
+        const std::string_view frac = mant.substr(dot + 1);
+        digits += frac;
+        exp -= static_cast<long>(frac.size());
+    }
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    // Digits past the point must be zeros (a zero value may run out of digits: "0.0e-3").
+    for (; exp < 0 && !digits.empty(); ++exp) {
+        if (digits.back() != '0') return std::nullopt;
+        digits.pop_back();
+    }
+    if (exp > 400) return std::nullopt;
+    if (exp > 0) digits.append(static_cast<std::size_t>(exp), '0');
+    const std::size_t first = digits.find_first_not_of('0');
+    return first == std::string::npos ? std::string{"0"} : digits.substr(first);
+}
+
 /// Parse one value of `spec` from text. Returns the error, in words, or nothing.
 inline std::optional<std::string> parse_value(const param_spec& spec, std::string_view text,
                                               double& out) {
@@ -62,19 +109,22 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
         return "'" + s + "' is not a number";
     if (spec.integer && v != std::floor(v)) return "'" + s + "' is not a whole number";
     if (v < spec.min || v > spec.max) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%s is out of range [%g, %g]", s.c_str(), spec.min,
-                      spec.max);
-        return std::string{buf};
+        std::string e = s;
+        e += " is out of range [";
+        e += shortest_text(spec.min);
+        e += ", ";
+        e += shortest_text(spec.max);
+        e += "]";
+        return e;
     }
     // Above 2^53 not every whole number has a double (a seed of 10^18 + 1 would be rounded
-    // silently): such values must be plain digits that convert exactly. (In range here, and
-    // every range's maximum is below 2^64, so the cast is defined.)
+    // silently): the number the text denotes must be the double's, digit for digit ("1e18"
+    // is; "1000000000000000001" is not). (In range here, and every range's maximum is below
+    // 2^64, so the cast is defined.)
     if (spec.integer && v > 9007199254740992.0 &&
-        (s.find_first_not_of("0123456789") != std::string::npos ||
-         std::strtoull(s.c_str(), nullptr, 10) != static_cast<unsigned long long>(v)))
-        return "'" + s + "' cannot be taken exactly (above 2^53, give plain digits a double "
-                         "holds)";
+        whole_digits(s) != std::to_string(static_cast<unsigned long long>(v)))
+        return "'" + s + "' cannot be taken exactly (above 2^53, a double holds no such whole "
+                         "number)";
     out = v;
     return std::nullopt;
 }
@@ -109,9 +159,7 @@ inline std::string format_value(const param_spec& spec, double v) {
         const auto i = static_cast<std::size_t>(v);
         return i < spec.choices.size() ? spec.choices[i] : std::string{"?"};
     }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
+    return shortest_text(v);
 }
 
 /// Defaults of every parameter, overridden by the user's values.
