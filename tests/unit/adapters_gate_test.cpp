@@ -103,6 +103,39 @@ TEST_CASE("tx_gate: zero-unit sends are counted as nothing but still run the sto
     CHECK(gate.sent(ring, 0)); // still over: stop again (idempotent)
     CHECK(ring.stopped());
     CHECK(gate.policy().inflight() == 150);
+    // stops counts a running ring stopped, not every over-limit send (it said 2 here before
+    // 2026-12-05, and 4 for a batch on a stopped ring).
+    CHECK(gate.stats().stops == 1);
+}
+
+TEST_CASE("tx_gate: with nothing in flight the ring is never stopped (dql's room after reset)") {
+    // dql keeps adj_limit across reset(), as Linux does; past 2^31 units sent that stale room
+    // reads as none while nothing is in flight. A zero-unit or refused send then stopped the
+    // ring, and no completion would ever come to wake it (a review, 2026-12-05; channel had the
+    // same fault, fixed the day before).
+    for (const bool refused : {false, true}) {
+        INFO("refused send: " << refused);
+        nic_ring ring;
+        qlimits::tx_gate<qlimits::dql<clock_ms>, nic_ring> gate({}, at(0));
+        for (int i = 0; i < 9; ++i) {
+            REQUIRE(gate.sent(ring, qlimits::dql_max_object));
+            REQUIRE(gate.completed(ring, qlimits::dql_max_object, at(i + 1)));
+        }
+        gate.reset(ring, at(100));
+        REQUIRE(gate.policy().inflight() == 0);
+        REQUIRE(gate.available() < 0); // the stale room
+        const auto stops = gate.stats().stops;
+        CHECK(gate.sent(ring, refused ? qlimits::dql_max_object + 1 : 0) == !refused);
+        CHECK_FALSE(ring.stopped());
+        CHECK(gate.stats().stops == stops);
+        // The next counted send is admitted; over the stale room it stops the ring, and its
+        // completion renews the room and wakes it.
+        CHECK(gate.sent(ring, 1500));
+        CHECK(ring.stopped());
+        CHECK(gate.completed(ring, 1500, at(101)));
+        CHECK_FALSE(ring.stopped());
+        CHECK(gate.available() >= 0);
+    }
 }
 
 TEST_CASE("tx_gate: the producer's re-check wakes the ring when a completion raced the stop") {

@@ -50,7 +50,7 @@ inline namespace v0 {
 /// What a gate has done, plus the policy's own snapshot.
 template <class PolicyStats>
 struct gate_stats {
-    std::uint64_t stops;    ///< times sent() stopped the ring (over the limit)
+    std::uint64_t stops;    ///< times sent() stopped a running ring (over the limit)
     std::uint64_t restarts; ///< stops undone at once by the producer's re-check (a race won)
     std::uint64_t wakeups;  ///< times completed() woke a stopped ring
     std::uint64_t refused;  ///< sent() calls refused: over max_object or max_inflight_units
@@ -101,6 +101,8 @@ public:
     /// counted, the ring is stopped only if the policy was over its limit already (an earlier
     /// xmit_more batch), and the caller must not report those units in completed() either.
     /// Zero units are counted as nothing but still run the stop check, as the kernel does.
+    /// Unlike the kernel, a gate with nothing in flight never stops the ring (no completion
+    /// would come to wake it; a policy's room can be stale after reset()).
     bool sent(Ring& ring, std::uint32_t units) noexcept {
         return post(ring, units, false, [&]() noexcept { return policy_.on_queued(units); })
             .counted;
@@ -157,7 +159,8 @@ public:
 
     /// Forget everything in flight and wake the ring, as netdev_tx_reset_queue does. Call after
     /// any flush of the ring that is not reported through completed(), and only while neither
-    /// side runs (resetting with completions still pending makes them over-complete).
+    /// side runs (resetting with completions still pending makes them over-complete). Reset
+    /// through this, not through policy().reset(), which leaves the gate's books behind.
     void reset(Ring& ring, time_point now) noexcept {
         traits::wake(ring);
         policy_.reset(now);
@@ -216,8 +219,18 @@ private:
     void maybe_stop(Ring& ring) noexcept {
         if (policy_.available() >= 0) [[likely]]
             return;
+        // Nothing in flight by the gate's books (everything sent is completed: the consumer
+        // stores its count after the policy took the completion): no completion will come to
+        // wake a stopped ring. The policy's room is stale then (dql keeps adj_limit across
+        // reset(), as Linux does, and past 2^31 units sent that reads as no room): leave the
+        // ring running, so the next counted send's completion renews the room. A zero-unit or
+        // refused send after reset() stopped the ring for good (a review, 2026-12-05).
+        p_.completed_seen = c_.units_completed.load(std::memory_order_relaxed);
+        if (p_.units_sent == p_.completed_seen) [[unlikely]]
+            return;
+        if (!traits::stopped(ring))
+            bump(p_.stops);
         traits::stop(ring);
-        bump(p_.stops);
         // Pairs with the fence in completed(): either that completion sees our stop and wakes
         // the ring, or we see the room it made here.
         std::atomic_thread_fence(std::memory_order_seq_cst);
