@@ -54,6 +54,32 @@ TEST_CASE("capture: an item records when it was wanted, entered and sent; defaul
     CHECK(it[2].wanted_ns == 250);
 }
 
+TEST_CASE("capture: times that go back and a zero-unit completion still make a readable "
+          "capture") {
+    // A review (2026-12-05) wrote, through the log's own calls for simulators, captures that
+    // read_capture() refused: an entry, a completion or a service start earlier than the one
+    // before it, and a completion of 0 units.
+    qlimits::capture_log log(qlimits::capture_capacity{8, 8, 8});
+    log.entered(1, 500);
+    log.entered(1, 400); // back: recorded at 500
+    log.completed(0, 450); // nothing
+    log.completed(1, 600);
+    log.completed(1, 550); // back: recorded at 600
+    log.served(1, 700, 710);
+    log.served(1, 650, 720); // back: starts at 700
+    REQUIRE(log.item_count() == 2);
+    CHECK(log.items()[1].entered_ns == 500);
+    CHECK(log.items()[1].wanted_ns == 500);
+    REQUIRE(log.completion_count() == 2);
+    CHECK(log.completions()[1].at_ns == 600);
+    REQUIRE(log.service_count() == 2);
+    CHECK(log.services()[1].start_ns == 700);
+    CHECK(log.services()[1].end_ns == 720);
+    qlimits::capture_data d;
+    const auto res = qlimits::read_capture(text_of(log), d);
+    CHECK_MESSAGE(res.ok, res.reason);
+}
+
 TEST_CASE("capture: a full log drops records and counts them; what it kept is a prefix") {
     qlimits::capture_log log(qlimits::capture_capacity{2, 1, 1});
     for (std::uint64_t t = 0; t < 5; ++t) {

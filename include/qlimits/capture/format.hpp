@@ -242,8 +242,8 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
     }
     if (!header)
         return fail(0, "empty: no 'qlimits-capture v1' line");
-    // Units of dropped items are unknown (with drops, at least one unit each); their count is
-    // known.
+    // Units of dropped items are unknown (any number each, zero included): with drops, the
+    // completed units cannot be checked against the queued ones. Their count is known.
     if (out.dropped_items == 0 && completed_units > queued_units)
         return fail(0, "more units completed than queued");
     // Compared without the sum, which wraps for a drop count near 2^64 (review 2026-12-04).

@@ -16,7 +16,9 @@
 // item without them wanted and finished its send when it entered); the consumer calls
 // `log.served(items, start)` after working on what it took (without it whatif needs a
 // constant --work-ns). Every call also has an overload taking the time in ns since the log's
-// origin, for simulators.
+// origin, for simulators. Those times must not go back: an entry, a completion or a service
+// start earlier than the one before it is recorded at the earlier record's time, so the log
+// always writes a capture that read_capture() takes (a review, 2026-12-05, wrote ones it refused).
 //
 // Cost and limits. Nothing allocates after construction: the log's arrays are sized once
 // (capture_capacity). A full array drops the records that do not fit and counts them, so a
@@ -98,6 +100,9 @@ public:
     /// An item of `units` entered the ring (capturing<> calls it from on_queued).
     void entered(std::uint32_t units) noexcept { entered(units, now()); }
     void entered(std::uint32_t units, std::uint64_t t) noexcept {
+        if (p_.size > 0 && t < items_[p_.size - 1].entered_ns)
+            t = items_[p_.size - 1].entered_ns; // not before the item before it (file comment)
+        // (wanted(2^64 - 1) wraps to none pending: harmless, as such an item enters then too.)
         const std::uint64_t w = p_.wanted != 0 && p_.wanted - 1 <= t ? p_.wanted - 1 : t;
         p_.wanted = 0;
         if (p_.size == cap_.items) {
@@ -117,13 +122,18 @@ public:
     }
 
     // ---- consumer thread ----------------------------------------------------------------
-    /// `units` reported taken (capturing<> calls it from on_completed).
+    /// `units` reported taken (capturing<> calls it from on_completed). Zero units record
+    /// nothing (a capture's completions are of one unit or more, as capturing<> reports them).
     void completed(std::uint32_t units) noexcept { completed(units, now()); }
     void completed(std::uint32_t units, std::uint64_t t) noexcept {
+        if (units == 0)
+            return;
         if (c_.completions == cap_.completions) {
             ++c_.dropped_completions;
             return;
         }
+        if (c_.completions > 0 && t < completions_[c_.completions - 1].at_ns)
+            t = completions_[c_.completions - 1].at_ns; // not before the one before it
         completions_[c_.completions++] = capture_completion{t, units};
     }
     /// The consumer finished working on `items` items it started on at `start` (from now()).
@@ -135,6 +145,8 @@ public:
             ++c_.dropped_services;
             return;
         }
+        if (c_.services > 0 && start < services_[c_.services - 1].start_ns)
+            start = services_[c_.services - 1].start_ns; // not before the one before it
         services_[c_.services++] = capture_service{start, end < start ? start : end, items};
     }
 
