@@ -160,6 +160,15 @@ TEST_CASE("vegas: probing re-learns the no-load RTT after jitter * multiplier * 
     CHECK(again.jitter() == j);
 }
 
+TEST_CASE("vegas: the jitter stays below 1 at the generator's largest draw") {
+    // The seed whose first splitmix64 draw has its top 53 bits set (found by inverting the
+    // generator; a review, 2026-12-05): 0.5 + 0.5 * (1 - 2^-53) rounded to exactly 1.0.
+    const qlimits::vegas_rule r({.seed = 0x3162'8af6'7b21'31abULL});
+    CHECK(r.jitter() < 1.0);
+    CHECK(r.jitter() >= 0.5);
+    CHECK(r.jitter() > 0.9999999);
+}
+
 // ---- Gradient2 ----------------------------------------------------------------------------
 
 TEST_CASE("gradient2: no queueing grows the limit by the smoothed queue size") {
@@ -223,6 +232,9 @@ TEST_CASE("gradient2: app-limited, bounds and square-root queue growth") {
     CHECK(root.on_sample(1ms, 100, false) == 105); // queue max(4, sqrt(100) = 10)
     CHECK_FALSE(qlimits::gradient2_config{.tolerance = 0}.valid());
     CHECK_FALSE(qlimits::gradient2_config{.long_window = 0}.valid());
+    // A warmup of 0 started the long average at 0 (a review, 2026-12-05): refused.
+    CHECK_FALSE(qlimits::gradient2_config{.warmup = 0}.valid());
+    CHECK(qlimits::gradient2_config{.warmup = 1}.valid());
 }
 
 // ---- the limit_policy facade --------------------------------------------------------------

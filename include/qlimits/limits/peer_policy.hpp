@@ -21,8 +21,8 @@
 // limit - inflight, so (as with dql and fixed_limit) inflight reaches limit + the last item.
 //
 // Time: one tick is one Clock::duration; sojourns reach the rules in nanoseconds. Use a fine clock
-// (the default steady_clock_source): a 1 ms tick reads most ring sojourns as 0 (a rule reads 0
-// as 1 ns).
+// (the default steady_clock_source): a 1 ms tick reads most ring sojourns as 0 (Vegas ignores a
+// 0 ns sample, as upstream; Gradient2 and AIMD read it as 1 ns).
 //
 // Threading: on_queued()/available() belong to the producer; on_completed(), on_sample(),
 // reset() to the completion path. Each side must be serialised on its own; the two sides may run

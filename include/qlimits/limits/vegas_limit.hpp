@@ -155,7 +155,9 @@ private:
         z = (z ^ (z >> 30)) * 0xBF58'476D'1CE4'E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D0'49BB'1331'11EBULL;
         z ^= z >> 31;
-        jitter_ = 0.5 + 0.5 * static_cast<double>(z >> 11) * 0x1.0p-53;
+        // 52 random bits, exact in [0.5, 1) (0.5 + 0.5 * (53 bits) rounded the largest draw,
+        // 1 - 2^-54, up to 1.0; a review, 2026-12-05).
+        jitter_ = 0.5 + static_cast<double>(z >> 12) * 0x1.0p-53;
     }
 
     vegas_config cfg_;
