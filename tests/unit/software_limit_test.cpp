@@ -480,14 +480,11 @@ TEST_CASE("software_limit: wake calls told by the adapter are priced, and left o
     }
 }
 
-TEST_CASE("software_limit: the consumer's sleeps told by the adapter are left out of the rate") {
-    // A consumer that takes up to 16 at once (250 ns each, 4 M/s) and sleeps whenever the ring
-    // is empty, paying 43 us to come back; each wake-up of the producer costs it a 40 us call
-    // and the producer 40 us more. Untold, the time between two empty moments holds the sleep:
-    // the rate reads at a fraction of the consumer's pace, the cap (rate x budget) falls, the
-    // ring runs dry sooner, and the consumer sleeps more (measured 2026-12-04: a limit of 4,
-    // 0.06 M/s, 1.1 % of no limit's items). Told, as channel tells its futex waits, the rate
-    // is the consumer's own and the limit is what the budget allows (240: 26x the items).
+namespace {
+// A consumer that takes up to 16 at once (250 ns each, 4 M/s) and sleeps whenever the ring is
+// empty, paying 43 us to come back; each wake-up of the producer costs it a 40 us call and the
+// producer 40 us more.
+test::workload sleepy_take_all() {
     test::workload w;
     w.producer_ns = 50;
     w.consumer_ns = 250;
@@ -499,6 +496,17 @@ TEST_CASE("software_limit: the consumer's sleeps told by the adapter are left ou
     w.poll_budget = 16;
     w.ring = 4096;
     w.duration_ns = 40'000'000;
+    return w;
+}
+} // namespace
+
+TEST_CASE("software_limit: the consumer's sleeps told by the adapter are left out of the rate") {
+    // sleepy_take_all(). Untold, the time between two empty moments holds the sleep:
+    // the rate reads at a fraction of the consumer's pace, the cap (rate x budget) falls, the
+    // ring runs dry sooner, and the consumer sleeps more (measured 2026-12-04: a limit of 4,
+    // 0.06 M/s, 1.1 % of no limit's items). Told, as channel tells its futex waits, the rate
+    // is the consumer's own and the limit is what the budget allows (240: 26x the items).
+    test::workload w = sleepy_take_all();
     sw untold({}, at(0));
     const auto u = test::drive(untold, w);
     w.tell_consumer_idle = true;
@@ -1629,4 +1637,69 @@ TEST_CASE("software_limit: at a capped limit the step leaves the lead uncovered,
     REQUIRE(looks > 1000);
     CHECK(lead_uncovered == 0);
     CHECK(static_cast<double>(o.taken) >= 0.65 * static_cast<double>(taken_unbound(w)));
+}
+
+TEST_CASE("software_limit: 2^32 units and more between two empty moments keep the drain rate") {
+    // A review's case (2026-12-05): the rate sample between two empty-ring moments took its
+    // units as a 32-bit difference, so a backlog that never ran dry for 2^32 + 6400 units read
+    // as 6400 units over the whole time: the rate near 300/s instead of 1e8/s and the limit at
+    // 1 for ~94,000 polls. The producer honours available(); each unit costs 10 ns.
+    sw p({}, at(0));
+    std::uint64_t t = 0;
+    const auto fill = [&] {
+        while (p.available() >= 0) (void)p.on_queued(static_cast<std::uint32_t>(p.available()) + 1);
+    };
+    const auto dry_poll = [&] {
+        fill();
+        t += 10ULL * p.inflight();
+        (void)p.on_completed(p.inflight(), at(t));
+    };
+    for (int i = 0; i < 2000; ++i) dry_poll(); // held at every empty moment
+    REQUIRE(p.limit() > 1000);
+    const std::uint64_t total = (std::uint64_t{1} << 32) + 6400;
+    for (std::uint64_t moved = 0; moved < total;) { // never dry: one unit always left
+        fill();
+        const std::uint32_t n = std::min<std::uint32_t>(4000, p.inflight() - 1);
+        t += 10ULL * n;
+        (void)p.on_completed(n, at(t));
+        moved += n;
+    }
+    for (int i = 0; i < 4; ++i) {
+        dry_poll();
+        CHECK(p.limit() > 1000);
+        CHECK(p.stats().drain_rate_per_s > 5e7); // 1e8 units/s
+    }
+}
+
+TEST_CASE("software_limit: absurd told durations spoil no later sample") {
+    // The time told away (wake calls, idle waits) was summed saturating; two idles of
+    // nanoseconds::max() pinned the sum, every later difference read 0, and no idle was left
+    // out of the rate again: a limit of 1 and 742 items where the same run told normally
+    // moves ~47,000 (review, 2026-12-05). The workload: sleepy_take_all().
+    test::workload w = sleepy_take_all();
+    w.tell_consumer_idle = true;
+    sw plain({}, at(0));
+    const auto a = test::drive(plain, w);
+    sw spoiled({}, at(0));
+    spoiled.on_consumer_idle(std::chrono::nanoseconds::max());
+    spoiled.on_consumer_idle(std::chrono::nanoseconds::max());
+    const auto b = test::drive(spoiled, w);
+    CHECK(static_cast<double>(b.taken) > 0.9 * static_cast<double>(a.taken));
+    CHECK(spoiled.stats().drain_rate_per_s > 0.5 * plain.stats().drain_rate_per_s);
+}
+
+TEST_CASE("software_limit: stats().floor stays within the limit after a budget cut") {
+    // The cut lowered the limit and the cap but left the floor shown above both (review,
+    // 2026-12-05): limit 1, cap 1, floor 8.
+    sw p({}, at(0));
+    (void)p.on_queued(8);
+    (void)p.on_completed(1, at(1'000));   // arms the probe (7 in flight)
+    (void)p.on_completed(1, at(201'000)); // 200 us for one unit: over the 100 us budget
+    for (int i = 0; i < 6; ++i) {
+        const auto s = p.stats();
+        CHECK(s.budget_cuts >= 1);
+        CHECK(s.floor <= s.limit);
+        CHECK(s.limit <= s.cap);
+        (void)p.on_completed(1, at(202'000 + static_cast<std::uint64_t>(i) * 1000));
+    }
 }

@@ -501,11 +501,6 @@ private:
                    ? std::numeric_limits<std::uint64_t>::max()
                    : a * b;
     }
-    static constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-        return a > std::numeric_limits<std::uint64_t>::max() - b
-                   ? std::numeric_limits<std::uint64_t>::max()
-                   : a + b;
-    }
     // Deadlines. Times are compared modulo 2^64, as clock.hpp promises (a clock that starts
     // below zero, or a jiffies-like counter, wraps), so a deadline is at most 2^62 ticks ahead
     // (146 years in nanoseconds: "never" for any window or back-off) and reached once the
@@ -822,11 +817,15 @@ private:
         return c_.call_est > seen ? c_.call_est : seen;
     }
     // Add a told wake call or idle wait to the consumer's time away from its work (a negative
-    // one counts as 0); returns it in ticks.
+    // one counts as 0); returns it in ticks. The sum wraps: it is only read as a difference
+    // over one sample (less_away()), exact while what is told within one sample stays below
+    // 2^64 ticks. (It saturated until 2026-12-05: once pinned at 2^64 - 1 by absurd durations,
+    // or by 2^64 ticks told over a process's life, every later difference read 0 and no idle
+    // was left out of the rate again.)
     std::uint64_t count_away(duration spent) noexcept {
         const auto d = spent.count();
         const std::uint64_t ticks = d <= 0 ? 0 : static_cast<std::uint64_t>(d);
-        c_.away_ticks = sat_add(c_.away_ticks, ticks);
+        c_.away_ticks += ticks;
         return ticks;
     }
     // Ticks of `ticks` that the consumer spent at its work: less the wake calls and idle waits
@@ -915,6 +914,9 @@ private:
         c_.gap_cur = c_.gap_prev = 0;
         set_limit(cut, cut < c_.step ? cut : c_.step);
         c_.cap.store(cut, std::memory_order_relaxed);
+        // The floor in force is within the cap, as recompute() sets it.
+        if (c_.floor.load(std::memory_order_relaxed) > cut)
+            c_.floor.store(cut, std::memory_order_relaxed);
         // Less room from here on: the producer sees the smaller adj_limit at once.
         if (static_cast<std::int32_t>(done + cut - c_.adj_pub) < 0) publish(done, cut);
     }
@@ -1145,11 +1147,16 @@ private:
         // and of this moment a later one needs only the completed count.
         if (!held_now && !c_.empty_held) return;
         const std::uint32_t in_hand = c_.batch_run;
-        if (c_.empty_valid && c_.empty_held && units != 0 && !idled) {
+        // The units are a 32-bit difference: between two empty moments 2^32 units or more may
+        // have drained (a backlog that never ran dry for minutes), and the count wrapped. A
+        // sample whose time holds 2^31 units or more at the planning rate is dropped.
+        const std::uint64_t since = t - c_.empty_time;
+        const bool wrapped = units_at(planning_rate(), since, false) >= (std::uint64_t{1} << 31);
+        if (c_.empty_valid && c_.empty_held && units != 0 && !idled && !wrapped) {
             const std::uint32_t worked =
                 c_.takes ? (units > in_hand ? units - in_hand : 0) + c_.empty_units
                          : (units > c_.empty_units ? units : c_.empty_units);
-            if (worked != 0) rate_sample(worked, less_away(t - c_.empty_time, c_.empty_away));
+            if (worked != 0) rate_sample(worked, less_away(since, c_.empty_away));
         }
         c_.empty_valid = true;
         c_.empty_held = held_now;
