@@ -4,7 +4,7 @@
 namespace lab {
 /// Exit codes shared by every subcommand.
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_failure = 1; // a run's own checks failed
+inline constexpr int exit_failure = 1; // a run's own checks failed, or its output was not written
 inline constexpr int exit_usage = 2;   // bad arguments or malformed input
 
 int replay_main(int argc, char** argv); // replay POLICY [-v] < trace

@@ -285,6 +285,7 @@ int pipeline_main(int argc, char** argv) {
         std::fprintf(stderr, "qlimits-lab pipeline: %s\n", msg.c_str());
         return exit_usage;
     };
+    sim::cli_detail::once_only once; // each option at most once, as `run`
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -295,14 +296,17 @@ int pipeline_main(int argc, char** argv) {
             sim::print_params(specs);
             return exit_ok;
         }
+        for (const char* opt : {"--compare-sim", "--capture", "--capture-policy", "--policy", "--json"})
+            if (sim::cli_detail::is_opt(arg, opt))
+                if (auto e = once(opt)) return refuse(*e);
         if (arg == "--compare-sim") {
             compare = true;
             continue;
         }
-        if (arg == "--capture" || arg.rfind("--capture=", 0) == 0) {
-            capture_file = arg.size() > 10 ? arg.substr(10) : (i + 1 < argc ? argv[++i] : "");
-            if (capture_file.empty() || capture_file.rfind("--", 0) == 0)
-                return refuse("--capture needs a file name");
+        if (sim::cli_detail::is_opt(arg, "--capture")) {
+            if (auto e = sim::cli_detail::option_value(argc, argv, i, arg, "--capture",
+                                                       capture_file, "a file name"))
+                return refuse(*e);
             continue;
         }
         if (arg.rfind("--capture-policy=", 0) == 0) {
@@ -314,10 +318,10 @@ int pipeline_main(int argc, char** argv) {
             policy_filter = sim::cli_detail::split(arg.substr(9));
             continue;
         }
-        if (arg == "--json" || arg.rfind("--json=", 0) == 0) {
-            json_file = arg.size() > 7 ? arg.substr(7) : (i + 1 < argc ? argv[++i] : "");
-            if (json_file.empty() || json_file.rfind("--", 0) == 0)
-                return refuse("--json needs a file name");
+        if (sim::cli_detail::is_opt(arg, "--json")) {
+            if (auto e = sim::cli_detail::option_value(argc, argv, i, arg, "--json", json_file,
+                                                       "a file name"))
+                return refuse(*e);
             continue;
         }
         if (arg == "--policy" || arg == "--capture-policy")

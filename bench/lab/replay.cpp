@@ -120,8 +120,12 @@ int replay_main(int argc, char** argv) {
     return exit_usage;
 }
 
-int demo_main(int, char**) {
+int demo_main(int argc, char** argv) {
     // Replay the bundled trace through dql, printing one line each time the limit changes.
+    if (argc > 1) {
+        std::fprintf(stderr, "qlimits-lab demo: takes no arguments ('%s')\n", argv[1]);
+        return exit_usage;
+    }
     qlimits::testing::limit_replayer<qlimits::dql<tick_clock>> r;
     std::string_view text = qlimits_lab_example_trace;
     std::uint32_t last_limit = 0;

@@ -203,6 +203,7 @@ int sweep_main(int argc, char** argv) {
             f << sim::svg_sweep(sc->name + " " + c, swept, part, xs);
             io_ok = static_cast<bool>(f) && io_ok;
             if (f) std::printf("\nplot: %s", path.string().c_str());
+            else std::fprintf(stderr, "qlimits-lab sweep: cannot write %s\n", path.string().c_str());
         }
         std::printf("\n");
     }
@@ -210,6 +211,7 @@ int sweep_main(int argc, char** argv) {
         std::ofstream f(opt.json_file);
         f << sim::json(results);
         io_ok = static_cast<bool>(f) && io_ok;
+        if (!f) std::fprintf(stderr, "qlimits-lab sweep: cannot write %s\n", opt.json_file.c_str());
     }
     bool ok = io_ok;
     for (const auto& r : results)

@@ -72,6 +72,7 @@ int whatif_main(int argc, char** argv) {
     bool calibrated_overhead = false;
     std::optional<double> work_ns;
     sim::param_lists user;
+    sim::cli_detail::once_only once; // each option at most once, as `run`
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -82,6 +83,11 @@ int whatif_main(int argc, char** argv) {
             sim::print_params(specs);
             return exit_ok;
         }
+        for (const char* opt : {"--policy", "--source", "--overhead", "--work-ns", "--json"})
+            if (sim::cli_detail::is_opt(arg, opt))
+                if (auto e = once(opt)) return refuse(*e);
+        if (sim::cli_detail::is_opt(arg, "--svg") || arg == "--no-svg")
+            if (once("--svg")) return refuse("--svg and --no-svg given together, or twice");
         if (arg.rfind("--policy=", 0) == 0) {
             filter = sim::cli_detail::split(arg.substr(9));
             continue;
@@ -111,15 +117,11 @@ int whatif_main(int argc, char** argv) {
             svg_dir.clear();
             continue;
         }
-        if (arg == "--json" || arg == "--svg" || arg.rfind("--json=", 0) == 0 ||
-            arg.rfind("--svg=", 0) == 0) {
+        if (sim::cli_detail::is_opt(arg, "--json") || sim::cli_detail::is_opt(arg, "--svg")) {
             const bool json = arg.rfind("--json", 0) == 0;
-            const std::size_t eq = arg.find('=');
-            std::string v =
-                eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[++i] : "");
-            if (v.empty() || v.rfind("--", 0) == 0)
-                return refuse(arg.substr(0, 6) + " needs a name");
-            (json ? json_file : svg_dir) = v;
+            if (auto e = sim::cli_detail::option_value(argc, argv, i, arg, json ? "--json" : "--svg",
+                                                       json ? json_file : svg_dir))
+                return refuse(*e);
             continue;
         }
         if (arg == "--policy" || arg == "--source" || arg == "--overhead" || arg == "--work-ns")
@@ -144,6 +146,10 @@ int whatif_main(int argc, char** argv) {
     if (file.empty())
         return refuse("missing CAPTURE (see --help)");
 
+    // A directory opens, and read as an empty capture.
+    std::error_code dir_error;
+    if (std::filesystem::is_directory(file, dir_error))
+        return refuse("cannot read " + file + ": a directory");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         return refuse("cannot read " + file);

@@ -255,6 +255,9 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     // Out of range is said before exactness (and converts nothing beyond 2^64: UBSan in CI).
     CHECK(error_of({"veth-bql", "--seed=99999999999999999999"}).find("out of range") !=
           std::string::npos);
+    // 2^53 + 1 reads as 2^53: refused too (it was taken, rounded, by a '>' that let 2^53 by).
+    CHECK(error_of({"veth-bql", "--seed=9007199254740993"}).find("exactly") != std::string::npos);
+    CHECK(error_of({"veth-bql", "--seed=9007199254740992"}).empty());
     CHECK_FALSE(error_of({}).empty());
 }
 
@@ -270,8 +273,16 @@ TEST_CASE("lab params: the whole number a text denotes, and the shortest text of
     CHECK_FALSE(whole_digits("-3").has_value());
     CHECK(shortest_text(1879048192) == "1879048192");
     CHECK(shortest_text(0.9) == "0.9");
-    CHECK(shortest_text(1e18) == "1e+18");
+    CHECK(shortest_text(1e18) == "1000000000000000000");
     CHECK(shortest_text(123456789012) == "123456789012");
+    // Whole numbers in plain digits (a review, 2026-12-05: 10 printed as 1e+01, in ranges,
+    // headers and the JSON's params).
+    CHECK(shortest_text(10) == "10");
+    CHECK(shortest_text(1000) == "1000");
+    CHECK(shortest_text(0) == "0");
+    CHECK(shortest_text(10.39) == "10.39");
+    CHECK(shortest_text(2.5e-7) == "2.5e-07");
+    CHECK(shortest_text(1e300) == "1e+300");
 }
 
 TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on stdout") {
@@ -438,8 +449,30 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
              "whatif " + ok + " --policy=nosuch", "whatif " + ok + " --ring=0",
              "pipeline --capture", "pipeline --pattern=flood,paced --capture " + ok,
              "pipeline --policy=dql-item --capture-policy=sw-item --capture " + ok,
-             "whatif " + ok + " -v", "whatif " + ok + " --policy none", "pipeline --policy none"})
+             "whatif " + ok + " -v", "whatif " + ok + " --policy none", "pipeline --policy none",
+             // review 2026-12-05: a second option or parameter replaced the first (run and
+             // sweep refuse it); an empty --json= took the next argument as its file; a
+             // directory read as an empty capture; demo ignored what it was given
+             "whatif " + ok + " --policy=none --policy=fixed", "whatif " + ok + " --ring=8 --ring=16",
+             "whatif " + ok + " --source=open --source=closed",
+             "whatif " + ok + " --svg=" + dir.string() + " --no-svg",
+             "pipeline --policy=none --policy=fixed", "pipeline --work-ns=100 --work-ns=0",
+             "pipeline --json= " + dir.string() + "/p.json", "demo extra"})
         run(args, 2);
+    CHECK(run("whatif " + dir.string(), 2).find("a directory") != std::string::npos);
+    // A capture whose first items have no units (control messages): no completion times them.
+    // whatif read the completion before the first one (a crash, or garbage in Release).
+    for (const char* name : {"zero_first.capture", "zero_only.capture"}) {
+        std::ofstream f(dir / name);
+        const bool only = std::string_view{name} == "zero_only.capture";
+        f << "qlimits-capture v1\ni 0 0 100 0\ni 1000 1000 1100 " << (only ? 0 : 1)
+          << "\ni 2000 2000 2100 " << (only ? 0 : 1) << '\n';
+        if (!only) f << "c 1500 1\nc 2500 1\n";
+        f << "s 0 100 1\ns 1000 1100 1\ns 2000 2100 1\n";
+    }
+    CHECK(run("whatif " + dir.string() + "/zero_first.capture --policy=none --no-svg", 0)
+              .find("captured") != std::string::npos);
+    run("whatif " + dir.string() + "/zero_only.capture --policy=none --no-svg", 0);
     std::filesystem::remove_all(dir, ec);
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/limits/fixed.hpp"
 #include "qlimits/testing/trace.hpp"
 #include "contract_probe.hpp"
 
@@ -222,4 +223,36 @@ TEST_CASE("trace: a recording replays to the same state lines") {
     CHECK(rec.sink().text.rfind("t 100\ninit 10\nmin 3000\nmax 1879048192\nreset\nstall 20\n", 0) ==
           0); // the construction time first (dql's stall history is in absolute ticks)
     CHECK(rec.inner().stats().stall_count > 0); // the workload does stall now and then
+}
+
+TEST_CASE("trace: a q the policy refuses is replayed as refused, with a note") {
+    // Review 2026-12-05: `q 268435456` (dql_max_object + 1) was refused by the policy and
+    // printed without a word; the c completing it then read as an over-completion. It stays a
+    // refused call (a recording of one replays to the same state) and says so.
+    qlimits::testing::limit_replayer<dql_ms> r;
+    const auto step = r.apply({limit_op::queue, 268435456});
+    CHECK(step.error == nullptr);
+    CHECK(step.printed);
+    REQUIRE(step.note != nullptr);
+    CHECK(std::string(step.note).find("q refused by the policy") == 0);
+    CHECK(r.policy().inflight() == 0);
+    CHECK(r.apply({limit_op::queue, 268435455}).note == nullptr);
+    qlimits::testing::limit_replayer<qlimits::fixed_limit<clock_ms>> f;
+    CHECK(f.apply({limit_op::queue, 268435456}).note != nullptr);
+}
+
+TEST_CASE("trace: tick_ns after init, hold or stall is refused whatever the policy") {
+    // Review 2026-12-05: dql refused it, fixed_limit (which skips init) took it.
+    for (const char* first : {"init 5\n", "hold 5\n", "stall 5\n"}) {
+        CAPTURE(first);
+        const std::string text = std::string(first) + "tick_ns 7\nq 1\n";
+        const char* why = nullptr;
+        CHECK(qlimits::testing::replay_limit_trace<dql_ms>(text, [](std::string_view) {}, false,
+                                                           &why) == 2);
+        why = nullptr;
+        CHECK(qlimits::testing::replay_limit_trace<qlimits::fixed_limit<clock_ms>>(
+                  text, [](std::string_view) {}, false, &why) == 2);
+        REQUIRE(why != nullptr);
+        CHECK(std::string(why) == "tick_ns after the first q, c, t, init, hold or stall");
+    }
 }

@@ -42,6 +42,47 @@ inline const param_spec* find_spec(const scenario& sc, std::string_view name) {
         if (p.name == name) return &p;
     return nullptr;
 }
+/// Whether `arg` is option `opt`, as `opt` alone or `opt=...`.
+inline bool is_opt(std::string_view arg, std::string_view opt) {
+    return arg == opt ||
+           (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt && arg[opt.size()] == '=');
+}
+/// The value of option `opt` (`arg` is_opt of it), given as --opt=V or as the next argument
+/// (argv[i + 1], and then i moves past it), into `dest`; the refusal otherwise. `what` names
+/// the value in the refusal.
+inline std::optional<std::string> option_value(int argc, char** argv, int& i,
+                                               std::string_view arg, std::string_view opt,
+                                               std::string& dest,
+                                               const char* what = "a file or directory name") {
+    if (arg.size() > opt.size()) {
+        dest = std::string{arg.substr(opt.size() + 1)};
+    } else {
+        if (i + 1 >= argc || std::string_view{argv[i + 1]}.substr(0, 2) == "--")
+            return std::string{opt} + " needs a value (" + what + ")";
+        dest = argv[++i];
+    }
+    if (dest.empty()) return std::string{opt} + " needs a non-empty value";
+    // --json=--no-svg wrote a file named "--no-svg" (a fuzz of the lab, 2026-12-05): a value
+    // that looks like an option is a mistake, in either form.
+    if (dest.rfind("--", 0) == 0)
+        return std::string{opt} + "=" + dest + ": the value looks like an option";
+    return std::nullopt;
+}
+/// Each option at most once: a second one silently replaced the first (--policy=none
+/// --policy=fixed ran only fixed).
+class once_only {
+public:
+    /// The refusal if `opt` was seen before; remembers it otherwise.
+    std::optional<std::string> operator()(std::string_view opt) {
+        for (const auto& o : seen_)
+            if (o == opt) return std::string{opt} + " given twice";
+        seen_.emplace_back(opt);
+        return std::nullopt;
+    }
+
+private:
+    std::vector<std::string> seen_;
+};
 } // namespace cli_detail
 
 /// Parse `run SCENARIO|all [options]` (argv[0] is "run"). Returns the error message on failure.
@@ -56,37 +97,11 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
     if (out.scenarios.empty()) return "unknown scenario '" + which + "' (see 'qlimits-lab list')";
     out.params.assign(out.scenarios.size(), param_lists{});
 
-    // Options that name an output take their value as --opt=V or as the next argument.
-    // `what` names the value in the refusal.
     auto value_of = [&](int& i, std::string_view arg, std::string_view opt, std::string& dest,
-                        const char* what = "a file or directory name") -> std::optional<std::string> {
-        if (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt && arg[opt.size()] == '=') {
-            dest = std::string{arg.substr(opt.size() + 1)};
-        } else {
-            if (i + 1 >= argc || std::string_view{argv[i + 1]}.substr(0, 2) == "--")
-                return std::string{opt} + " needs a value (" + what + ")";
-            dest = argv[++i];
-        }
-        if (dest.empty()) return std::string{opt} + " needs a non-empty value";
-        // --json=--no-svg wrote a file named "--no-svg" (a fuzz of the lab, 2026-12-05): a
-        // value that looks like an option is a mistake, in either form.
-        if (dest.rfind("--", 0) == 0)
-            return std::string{opt} + "=" + dest + ": the value looks like an option";
-        return std::nullopt;
+                        const char* what = "a file or directory name") {
+        return option_value(argc, argv, i, arg, opt, dest, what);
     };
-    // Each option at most once: a second one silently replaced the first (--policy=none
-    // --policy=fixed ran only fixed), as a second --NAME= of a parameter is refused below.
-    std::vector<std::string> seen;
-    auto once = [&](std::string_view opt) -> std::optional<std::string> {
-        for (const auto& o : seen)
-            if (o == opt) return std::string{opt} + " given twice";
-        seen.emplace_back(opt);
-        return std::nullopt;
-    };
-    auto is_opt = [](std::string_view arg, std::string_view opt) {
-        return arg == opt || (arg.size() > opt.size() && arg.substr(0, opt.size()) == opt &&
-                              arg[opt.size()] == '=');
-    };
+    once_only once;
 
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -177,6 +192,8 @@ inline std::optional<std::string> parse_param_arg(const std::vector<param_spec>&
     std::vector<double> vals;
     if (auto e = parse_list(*spec, std::string_view{arg}.substr(eq + 1), vals))
         return "--" + name + ": " + *e;
+    // As `run`: a second value replaced the first without a word.
+    if (user.count(name) != 0) return "--" + name + " given twice";
     user[name] = vals;
     return std::nullopt;
 }

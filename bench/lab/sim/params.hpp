@@ -36,8 +36,14 @@ using param_lists = std::map<std::string, std::vector<double>, std::less<>>;
 /// The shortest decimal text that reads back as exactly `v` (ranges and values are printed
 /// with it: "%g" rounded a range's bound of 1879048192 to 1.87905e+09, and "%.10g" a 12-digit
 /// seed).
+/// A whole number below 10^21 is written in plain digits (10, not 1e+01; 10^18 as 19 digits),
+/// as the user types it.
 inline std::string shortest_text(double v) {
     char buf[32];
+    if (v == std::floor(v) && std::fabs(v) < 1e21) {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+        return buf;
+    }
     for (int digits = 1; digits <= 17; ++digits) {
         std::snprintf(buf, sizeof buf, "%.*g", digits, v);
         if (std::strtod(buf, nullptr) == v) break;
@@ -121,7 +127,7 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
     // silently): the number the text denotes must be the double's, digit for digit ("1e18"
     // is; "1000000000000000001" is not). (In range here, and every range's maximum is below
     // 2^64, so the cast is defined.)
-    if (spec.integer && v > 9007199254740992.0 &&
+    if (spec.integer && v >= 9007199254740992.0 && // 2^53 + 1 reads as 2^53
         whole_digits(s) != std::to_string(static_cast<unsigned long long>(v)))
         return "'" + s + "' cannot be taken exactly (above 2^53, a double holds no such whole "
                          "number)";

@@ -151,6 +151,9 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
             taken += c.completions[k++].units;
         if (taken < covered)
             break; // not taken within the capture
+        if (k == 0)
+            continue; // a zero-unit item before any completion: none times it (there was no
+                      // completion before it to read)
         const ns_t at = c.completions[k - 1].at_ns;
         if (!win.contains(at))
             continue;

@@ -19,6 +19,8 @@
 // State line for dql: `limit num_queued num_completed adj_limit prev_ovlimit lowest_slack avail`
 // (with verbose: `stall_cnt stall_max` appended). Other policies: `limit inflight avail`.
 // A malformed line, or a completion of more than is in flight, stops the replay with an error.
+// A q the policy refuses (dql: more than dql_max_object units at once) is replayed as refused
+// (nothing queued, the state printed) with a note.
 //
 // Any policy, any clock. The replayer keeps trace time in trace ticks and hands the policy
 // `trace ticks x tick_ns` converted to the policy's own duration (truncated when the policy's
@@ -273,7 +275,13 @@ public:
             return r;
         case limit_op::queue:
             started_ = true;
-            policy_.on_queued(static_cast<std::uint32_t>(d.value), now());
+            // A q the policy refuses (dql: more than dql_max_object units at once) is replayed
+            // as the call it was: refused, counted, the state printed (a recording of a program
+            // whose call was refused replays to the same states). It was silent; a note says
+            // so now, since a c that then completes those units reads as an over-completion.
+            if (!policy_.on_queued(static_cast<std::uint32_t>(d.value), now()))
+                r.note = "q refused by the policy (more units than one call may queue): nothing "
+                         "queued";
             r.printed = true;
             return r;
         case limit_op::complete:
@@ -298,6 +306,11 @@ public:
             }
             return r;
         default:
+            // init, hold and stall fix their spans in trace ticks: a later tick_ns is refused
+            // whether this policy takes the directive or skips it (the trace means the same to
+            // every policy).
+            if (d.op == limit_op::init || d.op == limit_op::hold || d.op == limit_op::stall)
+                spanned_ = true;
             configure(d, r);
             return r;
         }
