@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.hpp"
@@ -34,6 +35,11 @@ const char* const whatif_usage =
     "  --work-ns=N      consumer work per item, instead of the capture's service records\n"
     "  --list           thread-ring's parameters (machine, ring, batch, window, policy knobs)\n"
     "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments or a malformed capture.\n";
+
+/// thread-ring's parameters that shape its own producer: a replay's producer is the capture.
+bool is_producer_shape(std::string_view name) {
+    return name == "pattern" || name == "rate" || name == "burst" || name == "burst-gap-us";
+}
 
 void print_rows(const std::vector<sim::run_result>& rs, double captured_pps) {
     std::printf("%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n", "policy", "items/s", "x capt.",
@@ -80,7 +86,19 @@ int whatif_main(int argc, char** argv) {
             return exit_ok;
         }
         if (arg == "--list") {
-            sim::print_params(specs);
+            // What a replay takes: not the synthetic producer's shape (refused below) nor its
+            // work (--work-ns above); the run's length defaults to the capture's span.
+            std::vector<sim::param_spec> shown;
+            for (sim::param_spec s : specs) {
+                if (s.name == "work-ns" || is_producer_shape(s.name))
+                    continue;
+                if (s.name == "duration-ms")
+                    s.def = "(the capture's span, at least 2)";
+                else if (s.name == "warmup-ms")
+                    s.def = "(a tenth of the duration)";
+                shown.push_back(s);
+            }
+            sim::print_params(shown);
             return exit_ok;
         }
         for (const char* opt : {"--policy", "--source", "--overhead", "--work-ns", "--json"})
@@ -137,11 +155,10 @@ int whatif_main(int argc, char** argv) {
         if (auto e = sim::parse_param_arg(specs, arg, user))
             return refuse(*e);
         // The capture is the producer: the synthetic producer's shape does not apply.
-        for (const char* unused : {"pattern", "rate", "burst", "burst-gap-us"})
-            if (arg.rfind("--" + std::string{unused} + "=", 0) == 0)
-                return refuse("--" + std::string{unused} +
-                              " shapes thread-ring's own producer; a replay's producer is the "
-                              "capture");
+        if (const std::size_t eq = arg.find('=');
+            eq != std::string::npos && is_producer_shape(std::string_view{arg}.substr(2, eq - 2)))
+            return refuse(arg.substr(0, eq) +
+                          " shapes thread-ring's own producer; a replay's producer is the capture");
     }
     if (file.empty())
         return refuse("missing CAPTURE (see --help)");

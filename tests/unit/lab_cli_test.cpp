@@ -460,6 +460,13 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
              "pipeline --json= " + dir.string() + "/p.json", "demo extra"})
         run(args, 2);
     CHECK(run("whatif " + dir.string(), 2).find("a directory") != std::string::npos);
+    // --list shows what a replay takes: not the synthetic producer's shape nor its work, and
+    // the run's length as the capture's (it listed thread-ring's 2000 ms and --pattern).
+    const std::string list = run("whatif --list", 0);
+    for (const char* gone : {"--pattern=", "--rate=", "--burst=", "--burst-gap-us=", "--work-ns=",
+                             "--duration-ms=2000"})
+        CHECK_MESSAGE(list.find(gone) == std::string::npos, gone);
+    CHECK(list.find("--duration-ms=(the capture's span") != std::string::npos);
     // A capture whose first items have no units (control messages): no completion times them.
     // whatif read the completion before the first one (a crash, or garbage in Release).
     for (const char* name : {"zero_first.capture", "zero_only.capture"}) {
