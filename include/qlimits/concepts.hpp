@@ -16,6 +16,14 @@
 namespace qlimits {
 inline namespace v0 {
 
+/// Tag: construct a policy's all-zero state, for a policy that has one (dql: a freshly
+/// zero-allocated kernel struct, before dql_init). Trace replay starts there; real users want a
+/// config. Wrappers (checked<>, recording<>, capturing<>) forward it.
+struct zeroed_state_t {
+    explicit constexpr zeroed_state_t() = default;
+};
+inline constexpr zeroed_state_t zeroed_state{};
+
 /// A limit policy, as the adapters (tx_gate, channel) drive it.
 ///  - constructed in place from (config, now), never moved (it may hold atomics);
 ///  - on_queued(n[, now]) returns false when it refused the enqueue (state unchanged);

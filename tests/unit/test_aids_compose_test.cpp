@@ -731,3 +731,39 @@ TEST_CASE("fuzz: check_limit_policy_bytes drives on_taken() where the policy has
                   .failure == nullptr);
     }
 }
+
+TEST_CASE("test aids: the trace generator takes any step bound, up to 2^64 - 1") {
+    // Review 2026-12-05: a bound of 2^64 - 1 made its + 1 wrap to 0 (SIGFPE), and no step could
+    // exceed 2^32 - 1 whatever the bound said.
+    using qt::gen::detail::raw_step;
+    const std::vector<raw_step> steps{raw_step{7, 5, 1}, raw_step{8, 0xffffffffU, 0xffffffffU}};
+    qt::gen::trace_shape shape;
+    shape.origins = false;
+    shape.max_step_ticks = ~std::uint64_t{0};
+    const auto any = qt::gen::detail::realize(steps, shape);
+    REQUIRE(any.size() == 2);
+    CHECK(any[0].value == (std::uint64_t{1} << 32) + 5);
+    CHECK(any[1].value == ~std::uint64_t{0});
+    shape.max_step_ticks = std::uint64_t{1} << 40;
+    for (const auto& d : qt::gen::detail::realize(steps, shape))
+        CHECK(d.value <= shape.max_step_ticks);
+    shape.max_step_ticks = 1001; // the default: the map of every existing seed is unchanged
+    CHECK(qt::gen::detail::realize(steps, shape)[0].value == 5);
+}
+
+TEST_CASE("test aids: a replay through capturing<dql> starts from dql's all-zero state") {
+    // Review 2026-12-05: capturing<> had no zeroed_state constructor, so the replayer built it
+    // with dql's default config while printing dql's state lines (another limit from line 1).
+    const auto lines = [](auto tag) {
+        using P = typename decltype(tag)::type;
+        std::string out;
+        const char* why = nullptr;
+        CHECK(qt::replay_limit_trace<P>("q 1500\nt 5\nc 1500\n",
+                                        [&out](std::string_view s) { out.append(s); }, true,
+                                        &why) == 0);
+        return out;
+    };
+    const std::string bare = lines(std::type_identity<dql_ms>{});
+    CHECK(lines(std::type_identity<qlimits::capturing<dql_ms>>{}) == bare);
+    CHECK(lines(std::type_identity<qt::checked<dql_ms>>{}) == bare);
+}

@@ -201,6 +201,11 @@ public:
 
     capturing(const config_type& cfg, time_point now) noexcept
         : policy_(cfg.policy, now), log_(cfg.log) {}
+    /// The all-zero state, for a Policy that has one (dql), with no log: what the trace
+    /// replayer starts from, as through checked<> and recording<>.
+    explicit capturing(zeroed_state_t z) noexcept
+        requires std::is_nothrow_constructible_v<Policy, zeroed_state_t>
+        : policy_(z), log_(nullptr) {}
     capturing(const capturing&) = delete;
     capturing& operator=(const capturing&) = delete;
 

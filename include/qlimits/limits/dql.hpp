@@ -114,12 +114,8 @@ struct dql_state {
     }
 };
 
-/// Tag: construct the all-zero state of a freshly zero-allocated kernel struct, before dql_init
-/// (max_limit 0, hold 0, lowest_slack 0). Trace replay starts here; real users want a config.
-struct zeroed_state_t {
-    explicit constexpr zeroed_state_t() = default;
-};
-inline constexpr zeroed_state_t zeroed_state{};
+// zeroed_state (concepts.hpp): dql's all-zero state, that of a freshly zero-allocated kernel
+// struct before dql_init (max_limit 0, hold 0, lowest_slack 0).
 
 /// Classic DQL as a limit policy.
 template <clock_source Clock = jiffy_clock>

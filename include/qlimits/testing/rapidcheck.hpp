@@ -100,9 +100,17 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
             inflight -= n;
             break;
         }
-        case 7: case 8: // time passes
-            out.push_back({limit_op::tick, a % (shape.max_step_ticks + 1)});
+        case 7: case 8: { // time passes
+            // Steps past 2^32 - 1 take both numbers; a bound of 2^64 - 1 takes any (its + 1
+            // wrapped to 0: a division by zero, review 2026-12-05). Below 2^32 the map is as it
+            // was, so existing seeds draw the same traces.
+            const std::uint64_t m = shape.max_step_ticks;
+            const std::uint64_t wide = (std::uint64_t{b} << 32) | a;
+            out.push_back({limit_op::tick, m < (std::uint64_t{1} << 32) ? a % (m + 1)
+                                           : m == ~std::uint64_t{0} ? wide
+                                                                     : wide % (m + 1)});
             break;
+        }
         case 9:
             if (!shape.configure) break;
             out.push_back({b % 2 == 0 ? limit_op::min : limit_op::max, a % (1U << 20)});

@@ -554,7 +554,11 @@ concept lockable_sink = requires(S& s) {
 /// dql's stall detector keeps its history in words of 64 absolute ticks, so a recording that
 /// started at a tick that is not a multiple of 64 replayed from 0 would see other stalls.
 /// Other policies' configurations (fixed_limit's limit, software_limit's) are not in the
-/// trace: the replayer builds them with their default config.
+/// trace: the replayer builds them with their default config. The format has one kind of `q`,
+/// replayed with the trace's time: an untimed on_queued(n) on a dql with a stall threshold set
+/// (where dql needs each post's time, wants_post_time(), and the untimed call records none)
+/// replays as a timed post, and the stall counts may then differ (a review, 2026-12-05; the
+/// limits and counts do not). Pass the time there, as channel does.
 ///
 /// Two threads. The producer's and the completion path's calls may run concurrently (as in
 /// tx_gate and channel) only with a sink that has lock()/unlock() (locked_string_sink, or your
