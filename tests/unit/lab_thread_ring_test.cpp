@@ -184,3 +184,30 @@ TEST_CASE("lab thread-ring: with no spin, a push inside the consumer's fence is 
         CHECK(metric(rs, "flood", p, "consumer_cpu_ns_per_item") * pps <= 1.001e9);
     }
 }
+
+TEST_CASE("lab thread-ring: a wake within the side's spin is no wake-up, and the fence comes after "
+          "the spin") {
+    // The channel polls first (its back-off), then stores that it sleeps, runs its fence and
+    // waits; a producer refused by a full ring also polls before it stores that it waits. A
+    // wake within those polls finds the side running and is not counted. The twin counted
+    // every one and ran the fence before the spin (a review, 2026-12-05): with a 1 ms spin,
+    // 1e6 producer wake-ups a second in a flood whose producer never slept, 1e5 consumer
+    // wake-ups a second from a consumer that never stopped polling.
+    auto user = shortrun();
+    user["spin-ns"] = {1e6};
+    user["ring"] = {2};
+    user["batch"] = {1};
+    user["work-ns"] = {1000};
+    user["jitter"] = {0};
+    user["pattern"] = {0}; // flood: a full ring holds the producer after every item
+    auto rs = lab_test::run("thread-ring", user, {"none"});
+    CHECK(metric(rs, "flood", "none", "producer_wakeups_per_s") == 0);
+    CHECK(metric(rs, "flood", "none", "cpu_util") <= 1.001);
+    user["pattern"] = {2}; // paced below the consumer's speed: it runs dry after every item
+    user["ring"] = {256};
+    user["batch"] = {64};
+    user["rate"] = {100000};
+    rs = lab_test::run("thread-ring", user, {"none"});
+    CHECK(metric(rs, "paced", "none", "consumer_wakeups_per_s") == 0);
+    CHECK(metric(rs, "paced", "none", "sojourn_p99_us") < 1);
+}

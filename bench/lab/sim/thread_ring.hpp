@@ -288,8 +288,7 @@ private:
         ns_t spent = 0;
         if (consumer_asleep_) {
             consumer_asleep_ = false;
-            cons_.wake(now());
-            spent = wake(cons_, cons_since_, k_consumer_wake);
+            spent = wake_consumer();
             consumer_slept_ = woke_sleeper_;
             prod_.busy(now(), spent);
         }
@@ -309,19 +308,24 @@ private:
     /// producer if due, then do the work; or sleep on an empty ring.
     void consumer_take() {
         if (ring_.empty()) {
+            // channel: the back-off's polls first (spin-ns), then the flag that it sleeps, the
+            // fence, and the futex wait. With no spin the fence follows at once (its cost drawn
+            // now, as ever); after a spin only if no item came (wake_consumer()).
             consumer_asleep_ = true;
             cons_.sleep(now());
-            const ns_t fence = cost(barrier_ns_); // the channel's fence before it sleeps
-            cons_.busy(now(), fence);
-            cons_since_ = now() + fence;
+            cons_since_ = now();
+            if (spin_ns_ == 0) {
+                const ns_t fence = cost(barrier_ns_);
+                cons_.busy(now(), fence);
+                cons_fence_end_ = now() + fence;
+            }
             return;
         }
         if (consumer_slept_) {
-            // channel times its futex wait (from the end of the spin to its return) and tells
+            // channel times its futex wait (from the end of its fence to its return) and tells
             // the policy (qlimits::accepts_consumer_idle) before the take that follows.
             consumer_slept_ = false;
-            const ns_t slept_from = cons_since_ + spin_ns_;
-            policy_->consumer_idle(now() > slept_from ? now() - slept_from : 0);
+            policy_->consumer_idle(now() > cons_fence_end_ ? now() - cons_fence_end_ : 0);
         }
         const std::size_t n = std::min(batch_, ring_.size());
         const double held = static_cast<double>(ring_.size());
@@ -347,8 +351,13 @@ private:
         occupancy_.set(now(), ring_.size());
         ns_t t = 0;
         if (producer_due()) {
+            // channel stores a producer stopped by the limit as such at once, and one refused by
+            // a full ring only after its back-off's polls: a wake of that one within them is
+            // none (wake_producer() finds it running).
+            const bool counted = state_ == producer_state::stopped ||
+                                 now() >= prod_since_ + spin_ns_;
             state_ = producer_state::woken;
-            prod_.wake(now());
+            if (counted) prod_.wake(now());
             t = wake(prod_, prod_since_, k_producer_wake);
             // channel times its wake call (the system call only, not a spinning producer's
             // wake-up) and tells the policy (qlimits::accepts_wake_call).
@@ -377,6 +386,28 @@ private:
         eng_.after(t, k_taken);
     }
 
+    /// A push found the consumer on its way to sleep (consumer_take()); returns the pusher's CPU
+    /// for the wake call. Within the spin the consumer is still polling: it takes the item at
+    /// once, and the channel counts nothing (its flag is not stored yet). Past it the flag is
+    /// stored (a wake-up counted, as channel's consumer_wakeups) and the fence runs: within the
+    /// fence the wake is cheap, past it a futex wake (wake()).
+    ns_t wake_consumer() {
+        const ns_t spin_end = cons_since_ + spin_ns_;
+        if (spin_ns_ != 0) {
+            if (now() < spin_end) {
+                woke_sleeper_ = false;
+                cons_.busy(cons_since_, now() - cons_since_);
+                eng_.at(now(), k_consumer_wake);
+                return 0;
+            }
+            const ns_t fence = cost(barrier_ns_);
+            cons_.busy(spin_end, fence);
+            cons_fence_end_ = spin_end + fence;
+        }
+        cons_.wake(now());
+        return wake(cons_, cons_fence_end_, k_consumer_wake, 0);
+    }
+
     /// Wake `sleeper` (waiting since `since`); returns the waker's CPU for the wake call (the
     /// caller charges it). Inside the fence the consumer runs on its way to sleep (`since` is
     /// then still ahead) or inside the spin window after it, the sleeper has not reached the
@@ -384,13 +415,16 @@ private:
     /// (channel's waker calls futex wake only when a thread waits in it). Past both, the
     /// sleeper runs again wake-ns later and first pays its sleep call (the wait system call and
     /// the switches, counted when it is back on a CPU).
-    ns_t wake(side_books& sleeper, ns_t since, kind resume) {
+    ns_t wake(side_books& sleeper, ns_t since, kind resume) { return wake(sleeper, since, resume, spin_ns_); }
+    /// The same with the sleeper's spin after `since` given (the consumer's comes before its
+    /// fence: wake_consumer()).
+    ns_t wake(side_books& sleeper, ns_t since, kind resume, ns_t spin) {
         const ns_t waited = now() > since ? now() - since : 0;
         // Not `waited >= spin_ns_` alone: with no spin (spin-ns 0, the default) a push inside
         // the fence was a full sleep and wake-up from the push on, so the consumer ran again
         // before its fence's CPU had ended (cpu_util 5.26 with a 100 us fence; a parameter
         // fuzz of the lab, 2026-12-05).
-        woke_sleeper_ = now() >= since && waited >= spin_ns_;
+        woke_sleeper_ = now() >= since && waited >= spin;
         if (!woke_sleeper_) {
             sleeper.busy(since, waited);
             // Still inside the fence it runs on its way to sleep (`since` is its end): it finds
@@ -401,7 +435,7 @@ private:
             eng_.at(since, resume);
             return 0;
         }
-        sleeper.busy(since, spin_ns_);
+        sleeper.busy(since, spin);
         const ns_t back = now() + cost(wake_ns_);
         const ns_t switched = cost(sleep_call_ns_);
         sleeper.busy(back, switched);
@@ -509,6 +543,7 @@ private:
     double sleep_call_ns_ = 0, barrier_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
     std::uint64_t burst_ = 64, gapped_ = 0;
     ns_t end_ = 0, sample_ns_ = 0, ready_ = 0, spin_ns_ = 0, prod_since_ = 0, cons_since_ = 0;
+    ns_t cons_fence_end_ = 0; // when the consumer's fence before its sleep ends (consumer_take())
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;
     bool woke_sleeper_ = false; // the last wake() made the system call

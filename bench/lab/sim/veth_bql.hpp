@@ -43,8 +43,9 @@ inline std::vector<param_spec> params() {
         {"rule-ns", "10.39", 0, 1e6, false, false, {}, "ns",
          "seed 001: BQL off, nrules 3500: 27,161 pps -> (36.8 us - 0.442 us) / 3500"},
         {"jitter", "0.1", 0, 0.9, false, false, {}, "fraction",
-         "modelling choice: +-10% uniform spread of every cost but poll-ns, and of the probe "
-         "interval"},
+         "modelling choice: +-10% uniform spread of every per-packet cost, of the wake and sleep "
+         "calls and of the probe interval; not of poll-ns, the wake latencies "
+         "(consumer-wake-ns, producer-wake-ns) or the cache-miss term"},
         {"consumer-wake-ns", "2000", 0, 1e9, false, false, {}, "ns",
          "modelling choice: waking a sleeping NAPI consumer costs microseconds (docs/design.md §4)"},
         {"producer-wake-ns", "1000", 0, 1e9, false, false, {}, "ns",
