@@ -410,7 +410,8 @@ private:
 
     /// Wake `sleeper` (waiting since `since`); returns the waker's CPU for the wake call (the
     /// caller charges it). Inside the fence the consumer runs on its way to sleep (`since` is
-    /// then still ahead) or inside the spin window after it, the sleeper has not reached the
+    /// then still ahead) or inside a spin window after `since` (the producer's; the consumer's
+    /// comes before its fence, wake_consumer()), the sleeper has not reached the
     /// futex: it sees the change at its next check and goes on, and nobody makes a system call
     /// (channel's waker calls futex wake only when a thread waits in it). Past both, the
     /// sleeper runs again wake-ns later and first pays its sleep call (the wait system call and
