@@ -37,10 +37,26 @@ TEST_CASE("net_dim: a fresh tuner is the kernel's zeroed instance") {
     CHECK(d.prev_stats() == dim_stats{});
     CHECK(d.profile() == qlimits::net_dim_rx_eqe_profile);
     CHECK_FALSE(d.pending());
-    // With a table, the index defaults to 1 (the moderation a Linux device starts with).
+    // With a table, too: index 0, parked on top (the device runs the default, entry 1).
     const net_dim t{qlimits::net_dim_tx_eqe_profile};
-    CHECK(t.profile_ix() == 1);
-    CHECK(t.current_moderation() == qlimits::moderation{8, 128, 0});
+    CHECK(t.tuning() == tuning(on_top, 0, 0, 0, 0));
+    CHECK(qlimits::net_dim_default_moderation(qlimits::dim_direction::tx,
+                                              qlimits::dim_cq_period_mode::start_from_eqe) ==
+          qlimits::moderation{8, 128, 0});
+}
+
+TEST_CASE("net_dim: a tuner built with a table takes the kernel's first step, right to 1") {
+    // Until 2026-12-05 the table's constructor started at index 1, so its first decision left
+    // parking to the left (to 0), the opposite of a Linux driver's zeroed tuner.
+    const auto first_decision = [](net_dim d) {
+        (void)d.on_sample({0us, 0, 0, 0});
+        CHECK(d.on_sample({100us, 64, 6400, 640000}));
+        return d.tuning();
+    };
+    const auto kernel = first_decision(net_dim{});
+    CHECK(kernel == tuning(right, 1, 0, 1, 1));
+    CHECK(first_decision(net_dim{qlimits::net_dim_rx_eqe_profile}) == kernel);
+    CHECK(first_decision(net_dim{qlimits::net_dim_rx_eqe_profile, 1}) == tuning(left, 0, 1, 0, 1));
 }
 
 TEST_CASE("net_dim: the first sample only opens the window; completions are never copied") {

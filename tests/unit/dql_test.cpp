@@ -382,6 +382,33 @@ TEST_CASE("dql: no stall for a post in the second half of the gap") {
     CHECK(f.q.stats().stall_count == 0);
 }
 
+TEST_CASE("dql: a threshold below sysfs's 4 ticks is accepted and counts ordinary traffic") {
+    // README: 1 to 3 ticks are taken, though sysfs refuses them; at 1 a ring that posts and
+    // completes once a tick counts every completion as a stall; from 4 on it counts none.
+    for (const int thr : {1, 4}) {
+        fresh f{1000};
+        CHECK(f.q.set_stall_threshold(milliseconds{thr}, at(0)));
+        for (int t = 1; t <= 100; ++t) {
+            f.q.on_queued(100, at(t));
+            f.q.on_completed(100, at(t));
+        }
+        CHECK(f.q.stats().stall_count == (thr == 1 ? 100U : 0U));
+    }
+}
+
+TEST_CASE("dql: a late post pushes an early one out of the stall history") {
+    // README: a post counts only while it is in the 256 ticks that end with the newest post's
+    // 64-tick word; a post at +980 moves that window past the one at +10.
+    for (const bool late : {false, true}) {
+        fresh f{1000};
+        CHECK(f.q.set_stall_threshold(milliseconds{100}, at(0)));
+        f.q.on_queued(100, at(10));
+        if (late) f.q.on_queued(100, at(980));
+        f.q.on_completed(late ? 200 : 100, at(1000));
+        CHECK(f.q.stats().stall_count == (late ? 0U : 1U));
+    }
+}
+
 TEST_CASE("dql: stall history is kept only while a threshold is set") {
     fresh f{1000};
     f.q.on_queued(100, at(1)); // threshold 0: not recorded

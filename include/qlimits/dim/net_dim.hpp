@@ -59,13 +59,15 @@ public:
     /// index 0, all counters and stats zero; the RX EQE table.
     constexpr net_dim() noexcept : base(net_dim_rx_eqe_profile) {}
 
-    /// A tuner over `profile`, starting at index `ix` (default 1, the moderation a Linux device
-    /// starts with; apply current_moderation() once at start-up so the device matches). An
-    /// invalid profile or index is a contract violation; if the handler returns, an invalid
-    /// profile leaves the RX EQE table in place (then at index `ix`), and an invalid index
-    /// leaves index 0 (of `profile`).
-    constexpr explicit net_dim(const net_dim_profile& profile,
-                               std::uint8_t ix = net_dim_default_profile_ix) noexcept
+    /// A tuner over `profile`, starting at index `ix`, parked on top. The default, 0, is a Linux
+    /// driver's zeroed tuner: its first decision with traffic leaves parking to the right, to
+    /// index 1. The device meanwhile runs Linux's default moderation, entry 1
+    /// (net_dim_default_moderation(); program it at start-up). Another `ix` starts a search
+    /// Linux does not make: from index 1 the first decision goes left, to 0. An invalid profile
+    /// or index is a contract violation; if the handler returns, an invalid profile leaves the
+    /// RX EQE table in place (then at index `ix`), and an invalid index leaves index 0 (of
+    /// `profile`).
+    constexpr explicit net_dim(const net_dim_profile& profile, std::uint8_t ix = 0) noexcept
         : net_dim() {
         (void)set_profile(profile);
         (void)set_profile_ix(ix);
