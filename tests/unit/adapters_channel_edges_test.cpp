@@ -890,3 +890,106 @@ TEST_CASE("channel: a too_large refusal rings a pending doorbell (a refusal flus
     consumer.join();
     CHECK(got.load());
 }
+
+namespace {
+// fixed_limit with a rule of its own: it refuses items of exactly 13 units, and lets max_object
+// be set (a user policy may allow up to 2^32 - 1). Undo: it has on_unqueued(), so the channel
+// counts before the push.
+template <bool Undo, std::uint32_t MaxObject = qlimits::fixed_max_object>
+struct picky_policy {
+    using inner_type = qlimits::fixed_limit<clock_ms>;
+    using clock_type = clock_ms;
+    using config_type = inner_type::config_type;
+    using time_point = inner_type::time_point;
+    using stats_type = inner_type::stats_type;
+    static constexpr std::uint32_t max_object = MaxObject;
+    static constexpr std::uint32_t refused_size = 13;
+    inner_type in;
+    picky_policy(const config_type& c, time_point now) noexcept : in(c, now) {}
+    [[nodiscard]] std::int64_t available() const noexcept { return in.available(); }
+    [[nodiscard]] std::uint32_t limit() const noexcept { return in.limit(); }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return in.inflight(); }
+    bool on_queued(std::uint32_t n) noexcept { return n != refused_size && in.on_queued(n); }
+    bool on_queued(std::uint32_t n, time_point) noexcept { return on_queued(n); }
+    bool on_completed(std::uint32_t n, time_point t) noexcept { return in.on_completed(n, t); }
+    void reset(time_point t) noexcept { in.reset(t); }
+    [[nodiscard]] stats_type stats() const noexcept { return in.stats(); }
+    void on_unqueued(std::uint32_t n) noexcept
+        requires Undo
+    {
+        in.on_unqueued(n);
+    }
+};
+} // namespace
+
+TEST_CASE("channel: an item that alone exceeds 2^31 - 1 units is too_large, never a wait") {
+    // Until 2026-12-05 a policy whose max_object allows such an item got over_limit with
+    // nothing in flight, and send() waited for a completion that could never come (a review).
+    using big = picky_policy<true, 0xFFFF'FFFFU>;
+    using ch_type = qlimits::channel<item_ring, big>;
+    static_assert(ch_type::max_item_units == qlimits::channel_max_inflight_units);
+    static_assert(qlimits::channel<item_ring, qlimits::dql<clock_ms>>::max_item_units ==
+                  qlimits::dql<clock_ms>::max_object);
+    item_ring ring;
+    ch_type ch(ring, {.limit = 0x7000'0000U});
+    CHECK(ch.try_send(item{1, 0x8000'0000U}) == send_status::too_large);
+    CHECK(ch.send(item{1, 0xFFFF'FFFFU}) == send_status::too_large);
+    CHECK_FALSE(ch.stats().stopped);
+    // Within max_item_units the policy's own rule answers (fixed_limit's max_object: refused).
+    CHECK(ch.try_send(item{2, 0x7FFF'FFFFU}) == send_status::refused);
+    CHECK(ch.try_send(item{3, qlimits::fixed_max_object}) == send_status::ok);
+    CHECK(ch.inflight() == qlimits::fixed_max_object);
+}
+
+TEST_CASE("channel: a policy that can take a count back refuses a send cleanly (refused)") {
+    using undo = picky_policy<true>;
+    static_assert(qlimits::accepts_unqueue<undo>);
+    item_ring ring;
+    qlimits::channel<item_ring, undo> ch(ring, {.limit = 100});
+    CHECK(ch.try_send(item{1, undo::refused_size}) == send_status::refused);
+    CHECK(ch.send(item{2, undo::refused_size}) == send_status::refused);
+    CHECK(ch.inflight() == 0);
+    item out;
+    CHECK_FALSE(ch.try_receive(out)); // nothing was sent
+    REQUIRE(ch.try_send(item{3, 5}) == send_status::ok);
+    REQUIRE(ch.try_receive(out));
+    CHECK(out.seq == 3);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("channel: a policy counted after the push that refuses a small item is reported") {
+    // Counted after the push, the item is in the ring and cannot be taken back: the channel
+    // requires such a policy to refuse only items over max_object (a review, 2026-12-05: the
+    // refusal was ignored and try_send said ok).
+    test::contract_probe probe;
+    using plain = picky_policy<false>;
+    static_assert(!qlimits::accepts_unqueue<plain>);
+    item_ring ring;
+    qlimits::channel<item_ring, plain> ch(ring, {.limit = 100});
+    (void)ch.try_send(item{1, plain::refused_size});
+    CHECK(probe.count() == 1);
+    CHECK(std::string(probe.last().where) == "channel::try_send or channel::send");
+}
+
+TEST_CASE("channel: the one-producer check keeps reporting after a handler that returns") {
+    // Until 2026-12-05 the intruder's guard freed the side on its way out while the owner was
+    // still inside, so a second overlapping call went unreported (a review).
+    test::contract_probe probe;
+    rings::spsc_ring<item, 8> ring;
+    qlimits::channel<rings::spsc_ring<item, 8>, qlimits::unlimited<clock_ms>> ch(ring);
+    for (std::uint64_t i = 0; i < 8; ++i) REQUIRE(ch.try_send(item{i}) == send_status::ok);
+    std::thread owner([&] { CHECK(ch.send(item{8}) == send_status::ok); }); // waits: ring full
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (!ch.stats().waiting_for_room && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(ch.stats().waiting_for_room); // the owner sleeps inside send()
+    CHECK(ch.try_send(item{99}) == send_status::ring_full);
+    REQUIRE(probe.count() == 1);
+    CHECK(ch.try_send(item{99}) == send_status::ring_full);
+    CHECK(probe.count() == 2); // the owner is still inside: reported again
+    item out;
+    REQUIRE(ch.receive(out)); // room: the owner's send returns
+    owner.join();
+    CHECK(ch.try_send(item{100}) == send_status::ring_full);
+    CHECK(probe.count() == 2); // the side was freed by its owner, so one caller is no overlap
+}

@@ -14,9 +14,9 @@
 //   channel<Ring, Policy[, Clock]> ch{ring, policy_config[, consumer_wait::sleep|spin
 //                                     [, doorbell_barrier::membarrier|fences]]};
 //   producer:  ch.try_send(item[, more])  -> send_status::{ok, ring_full, over_limit, too_large,
-//                                             closed}; item untouched unless ok
+//                                             closed, refused}; item untouched unless ok
 //              ch.send(item[, deadline])   -> waits while full or over the limit; ok, too_large,
-//                                             closed, timeout (deadline given)
+//                                             closed, refused, timeout (deadline given)
 //              ch.flush()                  -> wake the consumer for items sent with more = true
 //   consumer:  ch.try_receive(out) / ch.receive(out[, deadline])            -> bool
 //              ch.try_receive_batch(span, completion::per_item|per_batch)   -> count
@@ -104,7 +104,15 @@
 // max_inflight_units (2^31 - 1) be in flight: a send that would cross it is refused with
 // over_limit and the producer is stopped until completions make room, as if the policy's limit
 // had been reached. dql and fixed_limit never get there (their limit plus one object stays below
-// 2^31); only unlimited with very large items does.
+// 2^31); only unlimited with very large items does. An item that alone would cross it is
+// too_large (max_item_units), as one over Policy::max_object is.
+//
+// A policy's on_queued() may refuse (concepts.hpp). Counted first, a refusal is a send_status
+// (refused: nothing counted, nothing sent). Counted after the push, the item is in the ring
+// already and cannot be taken back: such a policy must refuse only items over max_object,
+// which the channel has turned away before (all shipped policies do); a refusal of a smaller
+// one goes to the contract handler, and if the handler returns, the item stays sent and
+// uncounted (the books are then wrong, as with two producers).
 //
 // Time: the policy's on_completed(n, now) gets `now` from the Clock, read once per completion
 // (once per batch with completion::per_batch); not read at all for policies with
@@ -167,9 +175,13 @@ enum class send_status : std::uint8_t {
     ring_full,  ///< the ring refused it (the policy would have admitted it); nothing counted
     over_limit, ///< the policy is over its limit, or the item would put more than
                 ///< max_inflight_units in flight; the producer is stopped until a completion
-    too_large,  ///< the item counts for more than Policy::max_object units; never admissible
+    too_large,  ///< the item counts for more than max_item_units (Policy::max_object, and
+                ///< never over max_inflight_units); never admissible
     closed,     ///< close() was called
     timeout,    ///< send(item, deadline): the deadline passed first
+    refused,    ///< the policy's on_queued() refused an item of at most max_item_units (a
+                ///< user policy's own rule; the shipped ones refuse only too_large items);
+                ///< nothing counted. Only for policies with on_unqueued() (file comment)
 };
 
 /// How the consumer waits on an empty ring. Chosen once, at construction.
@@ -188,7 +200,8 @@ enum class doorbell_barrier : std::uint8_t {
 /// Which barrier a channel uses right now (channel_stats::barrier).
 enum class barrier_in_use : std::uint8_t {
     membarrier,              ///< the asymmetric pair
-    fences,                  ///< full fences, as chosen (or membarrier was never available)
+    fences,                  ///< full fences, as chosen (or membarrier was never available);
+                             ///< also with consumer_wait::spin, where no doorbell runs at all
     fences_after_failure,    ///< membarrier failed after construction; switched for good
 };
 
@@ -264,17 +277,23 @@ public:
 template <>
 class side_guard<true> {
 public:
-    side_guard(std::atomic<std::uint32_t>& busy, const char* where) noexcept : busy_(busy) {
-        if (busy_.exchange(1, std::memory_order_acquire) != 0) [[unlikely]]
+    side_guard(std::atomic<std::uint32_t>& busy, const char* where) noexcept
+        : busy_(busy), owner_(busy_.exchange(1, std::memory_order_acquire) == 0) {
+        if (!owner_) [[unlikely]]
             contract_failed(where, "two threads on one side of a channel at once (it allows one "
                                    "producer thread and one consumer thread)");
     }
-    ~side_guard() { busy_.store(0, std::memory_order_release); }
+    // Only the call that took the flag frees it: an intruder whose report returned must not
+    // clear it while the owner is still inside, or later overlaps would go unreported.
+    ~side_guard() {
+        if (owner_) busy_.store(0, std::memory_order_release);
+    }
     side_guard(const side_guard&) = delete;
     side_guard& operator=(const side_guard&) = delete;
 
 private:
     std::atomic<std::uint32_t>& busy_;
+    bool owner_;
 };
 } // namespace detail
 
@@ -303,6 +322,12 @@ public:
 
     /// Most units in flight at once (see "The books" in the file comment).
     static constexpr std::uint32_t max_inflight_units = channel_max_inflight_units;
+    /// Largest item a send admits: Policy::max_object, but no item alone may cross
+    /// max_inflight_units (it would wait for room that no completion can make).
+    static constexpr std::uint32_t max_item_units =
+        static_cast<std::uint32_t>(Policy::max_object) < max_inflight_units
+            ? static_cast<std::uint32_t>(Policy::max_object)
+            : max_inflight_units;
 
     /// Wrap `ring` (empty, and outliving the channel); the policy is built in place at the
     /// clock's now. `wait` says whether the consumer's receive() may sleep (see consumer_wait);
@@ -350,7 +375,7 @@ public:
     }
 
     /// Send one item, waiting while the ring is full or the policy is over its limit.
-    /// Returns ok, too_large or closed; on anything but ok the item is left untouched.
+    /// Returns ok, too_large, closed or refused; on anything but ok the item is left untouched.
     send_status send(value_type&& item) noexcept {
         guard g(p_.busy, "channel::send");
         return blocking_push(item, nullptr);
@@ -607,22 +632,26 @@ private:
     // (refused(), held_back(), ring_refused()), so the inlined part is small.
     [[gnu::always_inline]] send_status push(value_type& item, bool more) noexcept {
         const std::uint32_t units = units_of<Ring>(item);
-        if (units > Policy::max_object || f_.closed.load(std::memory_order_relaxed) != 0)
+        if (units > max_item_units || f_.closed.load(std::memory_order_relaxed) != 0)
             [[unlikely]]
             return refused(units);
         if (!admit(units)) [[unlikely]]
             return held_back();
         // Counted before the consumer can see the item where the policy can take the count
         // back (see "Accounting order").
-        if constexpr (counts_first)
-            count_post(units);
+        if constexpr (counts_first) {
+            if (!count_post(units)) [[unlikely]]
+                return policy_refused();
+        }
         if (!traits::try_push(*f_.ring, std::move(item))) [[unlikely]]
             return ring_refused(units);
         p_.full_streak = 0;
         p_.run += p_.run < slip_min_run ? 1U : 0U;
         p_.pushed.store(++p_.pushed_local, std::memory_order_relaxed);
-        if constexpr (!counts_first)
-            count_post(units);
+        if constexpr (!counts_first) {
+            if (!count_post(units)) [[unlikely]]
+                uncounted_post();
+        }
         p_.units_sent += units;
         if (!f_.consumer_sleeps) // a spinning consumer needs no doorbell
             return send_status::ok;
@@ -634,17 +663,27 @@ private:
         return send_status::ok;
     }
 
-    // on_queued() (it cannot refuse: units <= max_object), with the time where the policy
-    // records when units are posted (dql's stall detector, asks_post_time): only then is the
-    // clock read.
-    void count_post(std::uint32_t units) noexcept {
+    // on_queued(), with the time where the policy records when units are posted (dql's stall
+    // detector, asks_post_time): only then is the clock read. False: the policy refused
+    // (units <= max_object: only a user policy's own rule does that).
+    bool count_post(std::uint32_t units) noexcept {
         if constexpr (asks_post_time<Policy>) {
-            if (policy_.wants_post_time()) [[unlikely]] {
-                (void)policy_.on_queued(units, read_clock::now());
-                return;
-            }
+            if (policy_.wants_post_time()) [[unlikely]]
+                return policy_.on_queued(units, read_clock::now());
         }
-        (void)policy_.on_queued(units);
+        return policy_.on_queued(units);
+    }
+    // The policy refused before the push (counts_first): nothing counted, nothing sent.
+    [[gnu::noinline]] send_status policy_refused() noexcept {
+        flush_pending();
+        return send_status::refused;
+    }
+    // The policy refused after the push: the item is in the ring and cannot be taken back.
+    [[gnu::cold, gnu::noinline]] static void uncounted_post() noexcept {
+        detail::contract_failed("channel::try_send or channel::send",
+                                "the policy refused an item of at most max_object units after "
+                                "it was sent; a policy without on_unqueued() may refuse only "
+                                "larger items");
     }
 
     // A send refused before anything was counted: too large, or the channel is closed. Rings
@@ -653,7 +692,7 @@ private:
     // items sent before it.
     [[gnu::noinline]] send_status refused(std::uint32_t units) noexcept {
         flush_pending();
-        return units > Policy::max_object ? send_status::too_large : send_status::closed;
+        return units > max_item_units ? send_status::too_large : send_status::closed;
     }
     // Over the limit (admit() has stopped the producer): ring the pending doorbells, so the
     // consumer can make room.

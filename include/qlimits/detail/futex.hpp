@@ -9,7 +9,7 @@
 // prctl(PR_SET_TIMERSLACK)) plus scheduling delay; docs/design.md has the measured lateness.
 // Elsewhere: std::atomic wait/notify, and a deadline wait polls with sleeps of at most 50 us.
 //
-// wait_until()/wait() return when the value is no longer `expected` (acquire), or at the
+// wait_until() returns when the value is no longer `expected` (acquire), or at the
 // deadline (false). Spurious returns are absorbed by re-checking the value.
 #pragma once
 
