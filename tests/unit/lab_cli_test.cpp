@@ -387,6 +387,22 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
         const jvalue* ratio = metrics->at("throughput_x_none"); // none moved nothing: no ratio
         CHECK((ratio == nullptr || ratio->kind == jvalue::null_v));
     }
+    // An open-loop producer's items are ready when due (paced) or released (bursts), so the
+    // wait behind items held back counts in send_wait. Offered 1e9 items/s, or 2000 items at
+    // once, a consumer that takes 20 us an item leaves items entering the ring tens of ms late
+    // (mean ~25-50 ms); measured from when the producer got round to them (before 2026-12-05),
+    // send_wait was about one item's wait, 20 us (a few ms on a loaded machine).
+    for (const char* pattern : {"paced --rate=1e9", "bursts --burst=2000 --burst-gap-us=100000"}) {
+        const auto file = dir / "open.json";
+        run(std::string("pipeline --duration-ms=100 --warmup-ms=10 --repeat=1 --policy=none "
+                        "--ring=8 --batch=8 --work-ns=20000 --pattern=") +
+            pattern + " --json " + file.string());
+        jvalue root;
+        const jvalue* metrics = only_run_metrics(file, root);
+        REQUIRE_MESSAGE(metrics->at("throughput_pps")->num > 0, pattern);
+        REQUIRE(metrics->at("send_wait_mean_us") != nullptr);
+        CHECK_MESSAGE(metrics->at("send_wait_mean_us")->num > 5000.0, pattern);
+    }
     // The capture of a run reads back: `%g` wrote a threshold of 0.00001 as 1e-05, which the
     // capture format refuses (found by a review of the format).
     const auto cap = dir / "p.capture";

@@ -5,7 +5,10 @@
 //    succeeds and at the pop (pipe/spsc_ring.hpp), so neither the channel's calls around them
 //    (accounting, doorbell, waking the other side) nor a blocked send()'s wait for room is in
 //    it; the producer's wait from an item being ready to its entry is reported apart
-//    (send_wait, over every send of the window: 0-1 us for the sends that did not block);
+//    (send_wait, over every send of the window: 0-1 us for the sends that did not block in a
+//    flood). Ready: when the producer got round to it in a flood; its due time when paced,
+//    its burst's release in bursts, so the open-loop patterns count the wait behind items a
+//    limit held back;
 //  - inflight is time-weighted: each side integrates its own count over the window (the
 //    producer at each entry stamp, which the ring hands back, the consumer at each take
 //    stamp), and the window's items are counted by their take stamps. Little's law then
@@ -14,7 +17,7 @@
 //    once on each side: the check is one of transport (no item lost, duplicated or counted on
 //    one side only), not of the stamps themselves;
 //  - CPU per item comes from each thread's CPU clock (CLOCK_THREAD_CPUTIME_ID) read by that
-//    thread at the window's edges; wake-ups and stops from the channel's own counters, read
+//    thread at the window's edges (less, when paced, the producer's spin to each due time); wake-ups and stops from the channel's own counters, read
 //    by a third thread at the edges and divided by the time between the two readings;
 //  - conservation: every item sent is taken, or found in the ring after both threads stopped,
 //    and the policy's books are back to zero after the drain.
@@ -122,6 +125,7 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     std::uint64_t t0 = 0, w0 = 0, w1 = 0;
     // Producer books.
     std::uint64_t sent = 0, sent_before = 0, p_cpu0 = 0, p_cpu1 = 0;
+    std::uint64_t p_pacing_cpu = 0; // the paced producer's CPU spent spinning to the due time
     double p_integral = 0;
     // Consumer books.
     std::uint64_t taken = 0, taken_before = 0, c_cpu0 = 0, c_cpu1 = 0, checksum = 0;
@@ -134,6 +138,7 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
         bool in = false;
         const double gap_ns = 1e9 / s.rate;
         auto due = static_cast<double>(t0);
+        std::uint64_t released = 0; // bursts: when the current burst was released
         for (std::uint64_t seq = 0;; ++seq) {
             std::uint64_t t = now_ns();
             if (t >= w1) break;
@@ -147,20 +152,32 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
                 const auto gap = static_cast<std::uint64_t>(s.burst_gap_us * 1000);
                 std::this_thread::sleep_for(
                     std::chrono::nanoseconds{static_cast<std::int64_t>(std::min(gap, w1 - t))});
-                if (now_ns() >= w1) break;
+                if ((t = now_ns()) >= w1) break;
             }
+            if (s.pattern == 1 && seq % s.burst == 0) released = t;
             if (s.pattern == 2) {
-                // The next item's due time, also cut at the window's end.
+                // The next item's due time, also cut at the window's end. The spin to it is
+                // pacing, not the cost of sending: left out of the producer's CPU.
                 due += gap_ns;
+                const std::uint64_t spin_from = in ? thread_cpu_ns() : 0;
                 while (static_cast<double>(t = now_ns()) < due && t < w1)
                     if (due - static_cast<double>(t) > 200'000)
                         std::this_thread::sleep_for(std::chrono::microseconds{100});
+                if (in) p_pacing_cpu += thread_cpu_ns() - spin_from;
                 if (t >= w1) break;
             }
             unsigned char* p = &pool[(seq % pool_slots) * s.item_bytes];
             std::fill(p, p + s.item_bytes, static_cast<unsigned char>(seq));
-            const std::uint64_t ready = now_ns();
-            if (log != nullptr) log->wanted();
+            // When the item was there to send: its due time (paced) or its burst's release
+            // (bursts), so a wait behind earlier items a limit held back counts; in a flood,
+            // when the producer got round to it. (Until 2026-12-05 always the latter: a paced
+            // run's send_wait left out items entering 167 ms late behind dql-item's stops.)
+            const std::uint64_t got_round = now_ns();
+            std::uint64_t ready = got_round;
+            if (s.pattern == 1) ready = released;
+            if (s.pattern == 2) ready = static_cast<std::uint64_t>(due);
+            if (ready > got_round) ready = got_round;
+            if (log != nullptr) log->wanted(log->now() - std::min(log->now(), got_round - ready));
             qlimits::send_status r = ch.try_send(item{0, 0, seq});
             if (r == qlimits::send_status::over_limit || r == qlimits::send_status::ring_full)
                 r = ch.send(item{0, 0, seq});
@@ -236,7 +253,7 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     const double window_ns = static_cast<double>(w1 - w0);
     const double occupied0 = static_cast<double>(sent_before) - static_cast<double>(taken_before);
     m.inflight_mean = (occupied0 * window_ns + p_integral - c_integral) / window_ns;
-    m.producer_cpu_ns = p_cpu1 - p_cpu0;
+    m.producer_cpu_ns = p_cpu1 - p_cpu0 - std::min(p_pacing_cpu, p_cpu1 - p_cpu0);
     m.consumer_cpu_ns = c_cpu1 - c_cpu0;
     m.stops = st1.stops - st0.stops;
     m.producer_wakeups = st1.producer_wakeups - st0.producer_wakeups;
