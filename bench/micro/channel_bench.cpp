@@ -184,6 +184,51 @@ void bm_channel_raw_moodycamel_blocking(benchmark::State& st) {
 #endif
 
 void bm_channel_raw_ring(benchmark::State& st) { bm_raw_ring<ring_t>(st); }
+
+// The raw ring with the channel's spacing of retries (channel.hpp, "Back-off"): a failure
+// pauses 4 times, doubling per failure in a row to 16, plus 32 when it ends a run of 32
+// successes (the slip). The channel rows beat the plain raw ring mostly by that spacing (a
+// review, 2026-12-05); against this row the ratio is the channel's own cost. Spin as
+// spin_until() does (a yield after 64 failures in a row).
+template <class Ring>
+void bm_raw_ring_backoff(benchmark::State& st) {
+    struct spacing {
+        unsigned streak = 0, run = 0;
+        void failed() {
+            unsigned n = 4U << std::min(streak, 2U);
+            if (streak == 0 && run >= 32) n += 32;
+            run = 0;
+            ++streak;
+            for (unsigned k = 0; k < n; ++k) qlimits::detail::cpu_relax();
+            if (streak >= 64) std::this_thread::yield();
+        }
+        void succeeded() {
+            streak = 0;
+            run += run < 32 ? 1U : 0U;
+        }
+    };
+    auto ring = std::make_unique<Ring>();
+    transfer(
+        st,
+        [&] {
+            spacing sp;
+            for (item i = 0; i < items_per_run; ++i) {
+                while (!ring->try_push(item{i})) sp.failed();
+                sp.succeeded();
+            }
+        },
+        [&] {
+            spacing sp;
+            item sum = 0, v = 0;
+            for (std::uint64_t k = 0; k < items_per_run; ++k) {
+                while (!ring->try_pop(v)) sp.failed();
+                sp.succeeded();
+                sum += v;
+            }
+            return sum;
+        });
+}
+void bm_channel_raw_ring_backoff(benchmark::State& st) { bm_raw_ring_backoff<ring_t>(st); }
 void bm_channel_raw_ring16(benchmark::State& st) { bm_raw_ring<ring16_t>(st); }
 
 template <class Policy, class Ring = ring_t>
@@ -340,7 +385,10 @@ void bm_busy_poller(benchmark::State& st, qlimits::doorbell_barrier barrier) {
     sleeps = ch->stats().consumer_sleeps;
     st.counters["pinned"] = pinned ? 1 : 0;
     st.counters["poller_own_cpu"] = own_cpu.load() ? 1 : 0;
-    st.counters["consumer_sleeps"] = static_cast<double>(sleeps);
+    // Per run of `items` (the total grew with the iterations Google Benchmark chose, so rows
+    // did not compare: a review, 2026-12-05); the worst stall is over the whole row's time.
+    st.counters["consumer_sleeps_per_run"] =
+        benchmark::Counter(static_cast<double>(sleeps), benchmark::Counter::kAvgIterations);
     st.counters["worst_stall_us"] = static_cast<double>(worst_ns.load()) / 1000.0;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -543,6 +591,7 @@ void bm_round_trip_channel_dql(benchmark::State& st) {
 
 #define QLIMITS_CHANNEL_BENCH(fn) BENCHMARK(fn)->UseRealTime()->Unit(benchmark::kMillisecond)
 QLIMITS_CHANNEL_BENCH(bm_channel_raw_ring);
+QLIMITS_CHANNEL_BENCH(bm_channel_raw_ring_backoff);
 #if QLIMITS_BENCH_MOODYCAMEL
 QLIMITS_CHANNEL_BENCH(bm_channel_raw_moodycamel);
 QLIMITS_CHANNEL_BENCH(bm_channel_raw_moodycamel_blocking);

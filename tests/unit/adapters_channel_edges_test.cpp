@@ -933,6 +933,9 @@ TEST_CASE("channel: an item that alone exceeds 2^31 - 1 units is too_large, neve
     item_ring ring;
     ch_type ch(ring, {.limit = 0x7000'0000U});
     CHECK(ch.try_send(item{1, 0x8000'0000U}) == send_status::too_large);
+    // (a deadline first, so a regression fails here instead of hanging below)
+    REQUIRE(ch.send(item{1, 0xFFFF'FFFFU}, std::chrono::steady_clock::now() + 1s) ==
+          send_status::too_large);
     CHECK(ch.send(item{1, 0xFFFF'FFFFU}) == send_status::too_large);
     CHECK_FALSE(ch.stats().stopped);
     // Within max_item_units the policy's own rule answers (fixed_limit's max_object: refused).
