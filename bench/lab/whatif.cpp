@@ -92,10 +92,16 @@ int whatif_main(int argc, char** argv) {
             for (sim::param_spec s : specs) {
                 if (s.name == "work-ns" || is_producer_shape(s.name))
                     continue;
-                if (s.name == "duration-ms")
+                // The sources say so too (they named the synthetic run's 1.5 s: a review).
+                if (s.name == "duration-ms") {
                     s.def = "(the capture's span, at least 2)";
-                else if (s.name == "warmup-ms")
+                    s.source = "the capture: its span, so the replay covers what was captured";
+                } else if (s.name == "warmup-ms") {
                     s.def = "(a tenth of the duration)";
+                    s.source = "modelling choice: a tenth of the replay's length";
+                } else if (s.name == "ring" || s.name == "batch") {
+                    s.source += "; a capture's 'meta " + s.name + "' line comes first";
+                }
                 shown.push_back(s);
             }
             sim::print_params(shown);
@@ -189,6 +195,18 @@ int whatif_main(int argc, char** argv) {
     sim::param_values values;
     if (auto e = sim::whatif::values_for(cap, w, user, values))
         return refuse(file + ": " + *e);
+    // A capture written without its ring's size or the consumer's take (write_capture()'s
+    // preamble) replays the thread-ring defaults: say so, as a new user's capture of a
+    // 1024-slot ring otherwise replayed as 256 without a word (a review, 2026-12-05).
+    for (const char* key : {"ring", "batch"}) {
+        const auto given = user.find(key);
+        if (cap.meta_or(key).empty() && (given == user.end() || given->second.empty()))
+            std::fprintf(stderr,
+                         "qlimits-lab whatif: note: %s has no 'meta %s' line and no --%s was "
+                         "given: replaying with %s %g, the default (write_capture()'s preamble "
+                         "can record it)\n",
+                         file.c_str(), key, key, key, values[key]);
+    }
 
     sim::param_lists lists;
     for (const auto& [n, v] : values)

@@ -457,6 +457,12 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
         CHECK(text.find(row) != std::string::npos);
     CHECK(text.find("FAILED") == std::string::npos);
     CHECK(std::filesystem::exists(dir / "whatif__ok_capture_closed.svg"));
+    // Without 'meta ring' / 'meta batch' the defaults are replayed, and whatif says so (a
+    // review: a 1024-slot ring replayed as 256 without a word); given, no note.
+    CHECK(text.find("no 'meta ring' line and no --ring") != std::string::npos);
+    CHECK(text.find("no 'meta batch' line and no --batch") != std::string::npos);
+    CHECK(run("whatif " + ok + " --policy=none --no-svg --ring=8 --batch=8", 0).find("note:") ==
+          std::string::npos);
     CHECK(run("whatif " + dir.string() + "/bad.capture", 2)
               .find("bad.capture:3: item entered before") != std::string::npos);
     for (const std::string& args : std::vector<std::string>{
