@@ -100,7 +100,8 @@ int whatif_main(int argc, char** argv) {
                     s.def = "(a tenth of the duration)";
                     s.source = "modelling choice: a tenth of the replay's length";
                 } else if (s.name == "ring" || s.name == "batch") {
-                    s.source += "; a capture's 'meta " + s.name + "' line comes first";
+                    s.source += "; a capture's 'meta " + s.name +
+                                "' line replaces it, and --" + s.name + " both";
                 }
                 shown.push_back(s);
             }

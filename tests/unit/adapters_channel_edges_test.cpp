@@ -983,9 +983,12 @@ TEST_CASE("channel: the one-producer check keeps reporting after a handler that 
     for (std::uint64_t i = 0; i < 8; ++i) REQUIRE(ch.try_send(item{i}) == send_status::ok);
     std::thread owner([&] { CHECK(ch.send(item{8}) == send_status::ok); }); // waits: ring full
     const auto until = std::chrono::steady_clock::now() + 10s;
-    while (!ch.stats().waiting_for_room && std::chrono::steady_clock::now() < until)
+    // Past its retries (producer_waits counts the sleep it goes to), so the intruder below
+    // does not race them on the producer's own fields.
+    while (ch.stats().producer_waits == 0 && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(1ms);
-    REQUIRE(ch.stats().waiting_for_room); // the owner sleeps inside send()
+    REQUIRE(ch.stats().producer_waits == 1); // the owner sleeps inside send()
+    std::this_thread::sleep_for(5ms);
     CHECK(ch.try_send(item{99}) == send_status::ring_full);
     REQUIRE(probe.count() == 1);
     CHECK(ch.try_send(item{99}) == send_status::ring_full);

@@ -325,7 +325,7 @@ public:
     /// Largest item a send admits: Policy::max_object, but no item alone may cross
     /// max_inflight_units (it would wait for room that no completion can make).
     static constexpr std::uint32_t max_item_units =
-        static_cast<std::uint32_t>(Policy::max_object) < max_inflight_units
+        std::cmp_less(Policy::max_object, max_inflight_units)
             ? static_cast<std::uint32_t>(Policy::max_object)
             : max_inflight_units;
 

@@ -10,7 +10,7 @@
 //
 // Built-in tables are the Linux values, kept as documented parameters with a citation:
 //  - the four net tables: lib/dim/net_dim.c (RX/TX x EQE/CQE period mode, 5 entries each,
-//    default index 1 in both modes);
+//    default index 1 in both modes: the device's start; a tuner starts at 0);
 //  - the RDMA table: drivers/infiniband/core/cq.c (9 entries, the tuner starts at index 0).
 // Net tables hold (usec, pkts); the RDMA table holds (usec, comps).
 //
