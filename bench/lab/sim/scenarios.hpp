@@ -157,8 +157,12 @@ inline std::string compare_virtio_dim(const std::vector<run_result>& rs) {
             std::string tied;
             for (const auto& r : rs)
                 if (r.case_label == s.label && r.policy.rfind("static-", 0) == 0 &&
-                    r.get("throughput_pps").value_or(0) >= 0.995 * top)
-                    tied += (tied.empty() ? "" : ",") + r.policy.substr(7);
+                    r.get("throughput_pps").value_or(0) >= 0.995 * top) {
+                    // Appended in two steps: GCC 12's -Wrestrict misfires on
+                    // `const char* + std::string&&` here once inlined (PR 105651).
+                    if (!tied.empty()) tied += ',';
+                    tied.append(r.policy, 7);
+                }
             if (tied.size() > 1) best_name = "tie " + tied;
         }
         const auto md = metric(d, "throughput_pps");
