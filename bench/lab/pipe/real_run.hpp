@@ -17,8 +17,9 @@
 //    once on each side: the check is one of transport (no item lost, duplicated or counted on
 //    one side only), not of the stamps themselves;
 //  - CPU per item comes from each thread's CPU clock (CLOCK_THREAD_CPUTIME_ID) read by that
-//    thread at the window's edges (less, when paced, the producer's spin to each due time); wake-ups and stops from the channel's own counters, read
-//    by a third thread at the edges and divided by the time between the two readings;
+//    thread at the window's edges (less, when paced, the producer's spin to each due time);
+//    wake-ups and stops from the channel's own counters, read by a third thread at the edges
+//    and divided by the time between the two readings;
 //  - conservation: every item sent is taken, or found in the ring after both threads stopped,
 //    and the policy's books are back to zero after the drain.
 #pragma once
