@@ -987,7 +987,7 @@ TEST_CASE("channel: the one-producer check keeps reporting after a handler that 
     // does not race them on the producer's own fields.
     while (ch.stats().producer_waits == 0 && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(1ms);
-    REQUIRE(ch.stats().producer_waits == 1); // the owner sleeps inside send()
+    REQUIRE(ch.stats().producer_waits >= 1); // the owner sleeps inside send()
     std::this_thread::sleep_for(5ms);
     CHECK(ch.try_send(item{99}) == send_status::ring_full);
     REQUIRE(probe.count() == 1);
