@@ -60,14 +60,24 @@ void completion(benchmark::State& st, std::uint32_t per_call) {
     P q{{}, at(0)};
     std::int64_t now = 0;
     std::uint32_t left = 0;
+    std::uint64_t refills = 0;
     for (auto _ : st) {
         if (left <= per_call) [[unlikely]] {
-            // One post of 1024 units: the refill is not what this row times (64 posts of one
-            // unit here were 72-88 % of the 64-unit rows' time; review 2026-12-03). Before a
-            // completion would take the last units: the ring stays busy (refilled only once
-            // empty, one 64-unit call in 16 was an emptying round until 2026-12-05: a review).
-            q.on_queued(1024);
-            left += 1024;
+            // Refill as a producer that honours the limit: one post of the room plus one unit
+            // (the refill is not what this row times: 64 posts of one unit here were 72-88 % of
+            // the 64-unit rows' time; review 2026-12-03), and at least enough that this call
+            // does not empty the ring. Until 2026-12-05 it refilled 1024 units only once the
+            // ring was empty, so one 64-unit call in 16 was an emptying round; refilled 1024
+            // before it emptied, whatever the room, software_limit saw a producer held back for
+            // good and took its fast return every call (both found by reviews).
+            const std::int64_t room = q.available();
+            std::uint32_t post = room >= 0 ? static_cast<std::uint32_t>(
+                                                 std::min<std::int64_t>(room + 1, 1 << 20))
+                                           : 0;
+            if (left + post <= per_call) post = per_call + 1 - left;
+            q.on_queued(post);
+            left += post;
+            ++refills;
         }
         now += 10;
         q.on_completed(per_call, at(now));
@@ -75,6 +85,9 @@ void completion(benchmark::State& st, std::uint32_t per_call) {
         benchmark::ClobberMemory();
     }
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * per_call);
+    st.counters["limit"] = q.limit();
+    st.counters["calls_per_refill"] =
+        refills == 0 ? 0.0 : static_cast<double>(st.iterations()) / static_cast<double>(refills);
 }
 void bm_sw_completion(benchmark::State& st) { completion<sw_ns>(st, 64); }
 void bm_dql_completion_64_ns(benchmark::State& st) { completion<dql_ns>(st, 64); }
