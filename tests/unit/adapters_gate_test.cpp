@@ -283,3 +283,42 @@ TEST_CASE("tx_gate: batched posts (xmit_more) with a time reach dql's stall dete
     CHECK(gate.stats().refused == 1);
     CHECK(gate.policy().inflight() == 0);
 }
+
+namespace {
+// dql, counting the producer's cheaper first look.
+struct counting_dql : qlimits::dql<clock_ms> {
+    using dql::dql;
+    int may_post_calls = 0;
+    [[nodiscard]] bool may_post() noexcept {
+        ++may_post_calls;
+        return dql::may_post();
+    }
+};
+} // namespace
+
+TEST_CASE("tx_gate: the first look asks may_post() and still stops on a limit that fell") {
+    // may_post() answers from dql's last reading of adj_limit while it shows room (the kernel's
+    // first look reads the completion side's value on every post). A fall of the limit must
+    // stop the ring at the same post as available() would.
+    static_assert(qlimits::has_may_post<counting_dql>);
+    nic_ring ring;
+    qlimits::tx_gate<counting_dql, nic_ring> gate({.min_limit = 6000}, at(0));
+    CHECK(gate.sent(ring, 1500)); // adj_limit 0: over at once, as Linux's first post
+    CHECK(ring.stopped());
+    CHECK(gate.completed(ring, 1500, at(1))); // limit 6000 (min), adj_limit 7500
+    CHECK_FALSE(ring.stopped());
+    for (int i = 0; i < 3; ++i)
+        CHECK(gate.sent(ring, 1500)); // 4500 in flight, room by the reading
+    CHECK_FALSE(ring.stopped());
+    CHECK(gate.policy().may_post_calls == 4);
+    // The limit falls to 3000 (bounds lowered, then a completion clamps): room is now
+    // 3000 - 3000 = 0 after completing 1500, and the next post crosses it.
+    CHECK(gate.policy().set_min_limit(0));
+    CHECK(gate.policy().set_max_limit(3000));
+    CHECK(gate.completed(ring, 1500, at(2)));
+    CHECK(gate.policy().limit() == 3000);
+    CHECK(gate.available() == 0);
+    CHECK(gate.sent(ring, 1));
+    CHECK(ring.stopped());
+    CHECK(gate.available() == -1);
+}

@@ -454,3 +454,114 @@ TEST_CASE("dql: producer state lives on its own cache line") {
     CHECK(sizeof(dql_ms) >= 2 * qlimits::cache_line_size);
     CHECK(alignof(dql_ms) == qlimits::cache_line_size);
 }
+
+TEST_CASE("dql: may_post() sees a fall of adj_limit that its last reading does not show") {
+    // may_post() answers from its last reading of adj_limit while that shows room. The reading
+    // is a lower bound only while adj_limit grows; when the limit falls by more than a round
+    // completes (here the max bound is lowered), the completion must make the next ask read
+    // again, or the producer would post on room that is gone.
+    fresh f{1000};
+    CHECK(f.q.set_min_limit(1000));
+    f.q.on_queued(100);
+    CHECK(f.q.on_completed(100, at(1))); // limit 1000 (clamped up to min), adj_limit 1100
+    CHECK(f.q.available() == 1000);
+    CHECK(f.q.may_post()); // reads 1100
+    f.q.on_queued(500);
+    CHECK(f.q.set_min_limit(0));
+    CHECK(f.q.set_max_limit(10));
+    CHECK(f.q.on_completed(1, at(2))); // limit 1000 -> 10 by the clamp: adj_limit 1110 -> 111
+    CHECK(f.q.available() == 111 - 600);
+    CHECK_FALSE(f.q.may_post());
+    // Growth again: a reading that shows no room is refreshed every time.
+    CHECK(f.q.on_completed(499, at(3)));
+    CHECK(f.q.may_post() == (f.q.available() >= 0));
+}
+
+TEST_CASE("dql: may_post() agrees with available() >= 0 on every step, whatever the caller does") {
+    // Random calls, near the 32-bit wrap: admitting posts and posts that do not ask (up to
+    // nearly 2^31 in flight, and far more than 2^32 posted between two asks), completions of
+    // any size, bounds and limit written (falls of adj_limit), reset, hold times short enough
+    // for the slack branch to shrink the limit. may_post() is asked on some steps only, so its
+    // reading is often old when it is asked.
+    fresh f{3};
+    f.q.rebase(0xFFFF'0000U);
+    std::uint32_t x = 2463534242U;
+    auto next = [&] {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        return x;
+    };
+    std::int64_t tick = 0;
+    int asked = 0, said_yes = 0;
+    for (int step = 0; step < 200000; ++step) {
+        const std::uint32_t r = next();
+        const std::uint32_t inflight = f.q.inflight();
+        switch (r % 16) {
+        case 0:
+            CHECK(f.q.set_max_limit(next() % 5000));
+            break;
+        case 1:
+            CHECK(f.q.set_min_limit(next() % 3000));
+            break;
+        case 2:
+            CHECK(f.q.set_limit(next() % 4000));
+            break;
+        case 3:
+            if (next() % 64 == 0) f.q.reset(at(tick));
+            break;
+        case 4: case 5: case 6: { // a post that does not ask, large ones included
+            const std::uint32_t n = (r >> 8) % 4 == 0 ? qlimits::dql_max_object : next() % 2000;
+            if (inflight + std::uint64_t{n} < 0x7FFF'0000U) f.q.on_queued(n);
+            break;
+        }
+        case 7: case 8: case 9: case 10: // a post that asks first
+            if (f.q.may_post()) f.q.on_queued(1 + next() % 1500);
+            break;
+        default: // a completion: all, or part, of what is in flight
+            if (inflight > 0) {
+                tick += static_cast<std::int64_t>(next() % 3);
+                const std::uint32_t n = (r >> 8) % 4 == 0 ? inflight : 1 + next() % inflight;
+                REQUIRE(f.q.on_completed(n, at(tick)));
+            }
+        }
+        if (next() % 8 == 0) {
+            ++asked;
+            const bool yes = f.q.may_post();
+            said_yes += yes ? 1 : 0;
+            REQUIRE(yes == (f.q.available() >= 0));
+        }
+    }
+    // Both answers came up often (the test is not all one way).
+    CHECK(said_yes > asked / 10);
+    CHECK(asked - said_yes > asked / 10);
+}
+
+TEST_CASE("dql: may_post() stays exact for a caller that posts without asking, near 2^31 in flight") {
+    // A caller may post without asking while the consumer completes; between two asks its
+    // posts can then run 2^31 past may_post()'s last reading of adj_limit. Room computed from
+    // that reading wraps: the answer must come from a fresh reading, never from the wrap.
+    fresh f{1000};
+    CHECK(f.q.set_max_limit(0)); // limit 0: adj_limit is the completed count
+    f.q.on_queued(1);
+    CHECK(f.q.on_completed(1, at(1)));
+    CHECK(f.q.may_post()); // room 0: reads adj_limit = 1
+    for (int i = 0; i < 8; ++i) f.q.on_queued(qlimits::dql_max_object); // 2^31 - 8 in flight
+    const auto churn = [&](std::uint32_t units) { // complete and post back, in small rounds
+        for (std::uint32_t done = 0; done < units; done += 1U << 20) {
+            REQUIRE(f.q.on_completed(1U << 20, at(1)));
+            f.q.on_queued(1U << 20);
+        }
+    };
+    // 2^31 + 1016 posted past the reading: as signed 32-bit, the room from it looks positive.
+    churn(1024);
+    CHECK(f.q.available() == -static_cast<std::int64_t>(0x7FFF'FFF8U));
+    CHECK_FALSE(f.q.may_post());
+    // 2^28 + 2^20 completed since that (fresh) reading, none of them lowering adj_limit: the
+    // room from it, 0x6FF0'0008 as unsigned, looks like room under any bound below
+    // dql_max_limit; the completion path's bump after 2^28 of growth forces a fresh reading.
+    CHECK(f.q.may_post() == false);
+    churn((1U << 28) + (1U << 20));
+    CHECK(f.q.inflight() == 0x7FFF'FFF8U);
+    CHECK_FALSE(f.q.may_post());
+}

@@ -174,8 +174,28 @@ public:
 
     /// Units that may still be posted: adj_limit - queued as signed 32-bit. < 0: stop.
     [[nodiscard]] std::int64_t available() const noexcept {
-        return static_cast<std::int32_t>(p_.adj_limit.load(std::memory_order_acquire) -
+        return static_cast<std::int32_t>(c_.adj_limit.load(std::memory_order_acquire) -
                                          p_.num_queued.load(std::memory_order_relaxed));
+    }
+    /// available() >= 0, answered where it can be from the producer's last reading of
+    /// adj_limit, so a producer with room does not fetch the completion path's line on every
+    /// post (adapters ask this). adj_limit grows with every completion and shrinks only when
+    /// the limit falls by more than the round completed; the completion path then bumps `cuts`
+    /// on the producer's own line, and a reading older than the last cut is not trusted.
+    /// Without a cut the last reading is a lower bound, so room it shows is there. The same
+    /// answer as available() >= 0 on one thread while inflight() < 2^31 (the adapters keep it
+    /// there), also for a caller that posts without asking. Producer side.
+    [[nodiscard]] bool may_post() noexcept {
+        const std::uint32_t q = p_.num_queued.load(std::memory_order_relaxed);
+        const std::uint32_t cuts = p_.cuts.load(std::memory_order_acquire);
+        // Room by the last reading, no more than any limit allows: the bound also keeps a
+        // reading that fell 2^31 or more behind from looking like room (see the growth bump).
+        if (cuts == p_.cuts_seen && p_.adj_seen - q <= dql_max_limit) [[likely]]
+            return true;
+        // Cuts first, adj_limit second (acquire): a cut not seen here is seen by the next ask.
+        p_.cuts_seen = cuts;
+        p_.adj_seen = c_.adj_limit.load(std::memory_order_acquire);
+        return static_cast<std::int32_t>(p_.adj_seen - q) >= 0;
     }
 
     // ---- completion side -----------------------------------------------------------------
@@ -254,7 +274,21 @@ public:
         // on its thread stays within the limit plus the item that crossed it. Written second, a
         // stale count let it read up to two items over (review, 2026-12-04).
         c_.num_completed.store(done, std::memory_order_release); // see inflight()
-        p_.adj_limit.store(lim + done, std::memory_order_release);
+        const std::uint32_t adj = lim + done;
+        c_.adj_limit.store(adj, std::memory_order_release);
+        // adj_limit fell (the limit shrank by more than this round completed): tell may_post()
+        // its last reading may now show room that is gone. Rare (at most once per hold time
+        // from the algorithm, or after a bound was lowered), so the write to the producer's
+        // line costs nothing in the steady state. Also after every 2^28 units of growth: a
+        // caller that posts without asking may_post() can run 2^31 past its reading while the
+        // consumer completes; with the reading at most 2^28 behind adj_limit, what it computes
+        // then lies outside [0, dql_max_limit] and is not taken for room.
+        if (static_cast<std::int32_t>(adj - c_.adj_written) < 0 ||
+            adj - c_.adj_at_cut >= 0x1000'0000U) [[unlikely]] {
+            p_.cuts.store(p_.cuts.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+            c_.adj_at_cut = adj;
+        }
+        c_.adj_written = adj;
 
         if (stall_thrs != 0) [[unlikely]]
             check_stall(t, stall_thrs);
@@ -279,6 +313,7 @@ public:
         c_.last_reap = t;
         p_.history_head.store(t / dql_history_word_bits, std::memory_order_relaxed);
         for (auto& w : p_.history) w.store(0, std::memory_order_relaxed);
+        sync_adj_seen();
     }
 
     /// Re-initialise as dql_init does: max = dql_max_limit, min = 0, the given hold time, stall
@@ -332,8 +367,11 @@ public:
             completed_total - c_.num_completed.load(std::memory_order_relaxed);
         p_.num_queued.store(p_.num_queued.load(std::memory_order_relaxed) + delta,
                             std::memory_order_relaxed);
-        p_.adj_limit.store(p_.adj_limit.load(std::memory_order_relaxed) + delta,
+        c_.adj_limit.store(c_.adj_limit.load(std::memory_order_relaxed) + delta,
                            std::memory_order_relaxed);
+        c_.adj_written += delta;
+        c_.adj_at_cut += delta;
+        sync_adj_seen();
         c_.num_completed.store(completed_total, std::memory_order_relaxed);
         c_.prev_num_queued += delta;
     }
@@ -363,7 +401,7 @@ public:
             .stall_threshold = p_.stall_threshold.load(std::memory_order_relaxed),
             .stall_count = c_.stall_count.load(std::memory_order_relaxed),
             .stall_max = c_.stall_max.load(std::memory_order_relaxed),
-            .rejected_enqueues = p_.rejected.load(std::memory_order_relaxed),
+            .rejected_enqueues = c_.rejected.load(std::memory_order_relaxed),
         };
     }
     [[nodiscard]] dql_state state() const noexcept {
@@ -371,7 +409,7 @@ public:
         s.limit = limit();
         s.num_queued = p_.num_queued.load(std::memory_order_relaxed);
         s.num_completed = c_.num_completed.load(std::memory_order_relaxed);
-        s.adj_limit = p_.adj_limit.load(std::memory_order_relaxed);
+        s.adj_limit = c_.adj_limit.load(std::memory_order_relaxed);
         s.prev_ovlimit = c_.prev_ovlimit;
         s.lowest_slack = c_.lowest_slack.load(std::memory_order_relaxed);
         s.prev_num_queued = c_.prev_num_queued;
@@ -398,9 +436,14 @@ private:
         return defaults;
     }
     bool reject_enqueue() noexcept {
-        p_.rejected.store(p_.rejected.load(std::memory_order_relaxed) + 1,
+        c_.rejected.store(c_.rejected.load(std::memory_order_relaxed) + 1,
                           std::memory_order_relaxed);
         return false;
+    }
+    // may_post()'s reading made current, after a change made with neither side running.
+    void sync_adj_seen() noexcept {
+        p_.adj_seen = c_.adj_limit.load(std::memory_order_relaxed);
+        p_.cuts_seen = p_.cuts.load(std::memory_order_relaxed);
     }
     static bool set_bound(std::atomic<std::uint32_t>& field, std::uint32_t v) noexcept {
         if (v > dql_max_limit) return false;
@@ -481,19 +524,25 @@ private:
         c_.last_reap = now;
     }
 
-    // Everything on_queued()/available() touch, in one cache line. adj_limit is written by the
-    // completion path but lives here so the producer reads a single line.
+    // Everything on_queued()/may_post() touch while there is room, in one cache line that
+    // only the producer writes, but for `cuts` (rare). The completion path reads it every round
+    // (num_queued, last_obj_cnt), as it must; it no longer writes it every round (adj_limit
+    // lived here once, and each completion then pulled the line away from the producer).
     struct alignas(cache_line_size) producer_line {
         std::atomic<std::uint32_t> num_queued{0};
-        std::atomic<std::uint32_t> adj_limit{0};
         std::atomic<std::uint32_t> last_obj_cnt{0};
         std::atomic<std::uint16_t> stall_threshold{0};
+        std::atomic<std::uint32_t> cuts{0}; // falls of adj_limit (completion path writes)
+        std::uint32_t adj_seen = 0;         // may_post()'s last reading of adj_limit
+        std::uint32_t cuts_seen = 0;        // ... and of cuts
         std::atomic<std::uint64_t> history_head{0};
         std::array<std::atomic<std::uint64_t>, dql_history_words> history{};
-        std::atomic<std::uint64_t> rejected{0};
     };
     // What the completion path owns. Fields also read by stats() from other threads are atomic.
     struct alignas(cache_line_size) completion_line {
+        std::atomic<std::uint32_t> adj_limit{0}; // limit + num_completed (available() reads it)
+        std::uint32_t adj_written = 0;           // the adj_limit last stored, to see it fall
+        std::uint32_t adj_at_cut = 0;            // adj_limit at the last bump of cuts
         std::atomic<std::uint32_t> limit{0};
         std::atomic<std::uint32_t> num_completed{0};
         std::uint32_t prev_ovlimit = 0;
@@ -507,6 +556,9 @@ private:
         std::uint64_t last_reap = 0;
         std::atomic<std::uint64_t> stall_count{0};
         std::atomic<std::uint16_t> stall_max{0};
+        // Written by the producer, only when it refuses a post over max_object (bad input):
+        // kept off its hot line.
+        std::atomic<std::uint64_t> rejected{0};
     };
     static_assert(sizeof(producer_line) == cache_line_size || cache_line_size < 64,
                   "the enqueue path must touch exactly one cache line");
