@@ -279,15 +279,14 @@ public:
         // adj_limit fell (the limit shrank by more than this round completed): tell may_post()
         // its last reading may now show room that is gone. Rare (at most once per hold time
         // from the algorithm, or after a bound was lowered), so the write to the producer's
-        // line costs nothing in the steady state. Also after every 2^28 units of growth: a
-        // caller that posts without asking may_post() can run 2^31 past its reading while the
-        // consumer completes; with the reading at most 2^28 behind adj_limit, what it computes
-        // then lies outside [0, dql_max_limit] and is not taken for room.
-        if (static_cast<std::int32_t>(adj - c_.adj_written) < 0 ||
-            adj - c_.adj_at_cut >= 0x1000'0000U) [[unlikely]] {
+        // line costs nothing in the steady state. Also whenever the completed count crosses a
+        // multiple of 2^28: a caller that posts without asking may_post() can run 2^31 past
+        // its reading while the consumer completes; with fewer than 2^28 units completed since
+        // the reading, what it computes then lies outside [0, dql_max_limit] (inflight() < 2^31)
+        // and is not taken for room.
+        if (static_cast<std::int32_t>(adj - c_.adj_written) < 0 || ((done ^ completed) >> 28) != 0)
+            [[unlikely]]
             p_.cuts.store(p_.cuts.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-            c_.adj_at_cut = adj;
-        }
         c_.adj_written = adj;
 
         if (stall_thrs != 0) [[unlikely]]
@@ -370,7 +369,6 @@ public:
         c_.adj_limit.store(c_.adj_limit.load(std::memory_order_relaxed) + delta,
                            std::memory_order_relaxed);
         c_.adj_written += delta;
-        c_.adj_at_cut += delta;
         sync_adj_seen();
         c_.num_completed.store(completed_total, std::memory_order_relaxed);
         c_.prev_num_queued += delta;
@@ -542,7 +540,6 @@ private:
     struct alignas(cache_line_size) completion_line {
         std::atomic<std::uint32_t> adj_limit{0}; // limit + num_completed (available() reads it)
         std::uint32_t adj_written = 0;           // the adj_limit last stored, to see it fall
-        std::uint32_t adj_at_cut = 0;            // adj_limit at the last bump of cuts
         std::atomic<std::uint32_t> limit{0};
         std::atomic<std::uint32_t> num_completed{0};
         std::uint32_t prev_ovlimit = 0;
