@@ -482,7 +482,9 @@ TEST_CASE("dql: may_post() agrees with available() >= 0 on every step, whatever 
     // nearly 2^31 in flight, and far more than 2^32 posted between two asks), completions of
     // any size, bounds and limit written (falls of adj_limit), reset, hold times short enough
     // for the slack branch to shrink the limit. may_post() is asked on some steps only, so its
-    // reading is often old when it is asked.
+    // reading is often old when it is asked. (It seldom reaches a reset that keeps an adj_limit
+    // 2^31 from the restarted counters with 2^30 posted after it: "after reset(), the first
+    // completion makes may_post() read adj_limit again" does.)
     fresh f{3};
     f.q.rebase(0xFFFF'0000U);
     std::uint32_t x = 2463534242U;
@@ -563,5 +565,23 @@ TEST_CASE("dql: may_post() stays exact for a caller that posts without asking, n
     CHECK(f.q.may_post() == false);
     churn((1U << 28) + (1U << 20));
     CHECK(f.q.inflight() == 0x7FFF'FFF8U);
+    CHECK_FALSE(f.q.may_post());
+}
+
+TEST_CASE("dql: after reset(), the first completion makes may_post() read adj_limit again") {
+    // reset() keeps adj_limit (as Linux does) while the counters restart at 0, so the next
+    // completion's adj_limit can lie 2^31 or more below the kept one: by a signed difference
+    // that looks like growth, and a reading of the kept value would show room that is not
+    // there (found by the policy_bytes fuzzer, 2026-12-05).
+    fresh f{1000};
+    f.q.rebase(0x8000'0000U);
+    f.q.on_queued(100);
+    CHECK(f.q.on_completed(100, at(1))); // adj_limit just above 2^31
+    f.q.reset(at(2));
+    CHECK_FALSE(f.q.may_post()); // the kept adj_limit reads as no room; this reads it
+    f.q.on_queued(qlimits::dql_max_object);
+    f.q.on_queued(qlimits::dql_max_object);
+    CHECK(f.q.on_completed(10, at(3))); // limit 0 after reset: adj_limit 10
+    CHECK(f.q.available() < 0);
     CHECK_FALSE(f.q.may_post());
 }

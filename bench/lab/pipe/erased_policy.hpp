@@ -49,8 +49,8 @@ public:
     /// per limit / 8 takes; the others once per call). What the channel does for every lab
     /// policy; outside the lab some take cheaper paths this interface cannot offer per policy:
     /// fixed_limit and unlimited count before the push (on_unqueued) and skip the clock
-    /// (uses_time = false), fixed_limit, dql and software_limit ask may_post() instead of
-    /// available(), dql reads a coarse clock. The lab's rows therefore all pay the same: the
+    /// (uses_time = false), fixed_limit and dql ask may_post() instead of available(), dql
+    /// reads a coarse clock. The lab's rows therefore all pay the same: the
     /// same virtual calls, available() on every send.
     template <class Now>
         requires std::is_nothrow_invocable_r_v<time_point, const Now&>

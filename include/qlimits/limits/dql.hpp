@@ -15,10 +15,10 @@
 // Time: one tick is one unit of Clock::duration. The default jiffy_clock ticks in milliseconds,
 // like a kernel with HZ=1000, so hold times and stall thresholds mean what they mean in Linux.
 //
-// Threading: on_queued()/available() belong to the producer; on_completed(), reset() and the
-// setters to the completion path. Each side must be serialised on its own; the two sides may run
-// concurrently. stats() may be called from any thread (each field is read atomically; the set is
-// not one consistent snapshot). state() is for the completion side or a quiescent policy.
+// Threading: on_queued()/available()/may_post() belong to the producer; on_completed(), reset()
+// and the setters to the completion path. Each side must be serialised on its own; the two sides
+// may run concurrently. stats() may be called from any thread (each field is read atomically; the
+// set is not one consistent snapshot). state() is for the completion side or a quiescent policy.
 #pragma once
 
 #include <array>
@@ -313,6 +313,12 @@ public:
         p_.history_head.store(t / dql_history_word_bits, std::memory_order_relaxed);
         for (auto& w : p_.history) w.store(0, std::memory_order_relaxed);
         sync_adj_seen();
+        // The kept adj_limit bears no relation to the counters restarted at 0, so the next
+        // completion's value may lie anywhere from it, even 2^31 or more below, which the fall
+        // test would read as growth. Pretend the last value was 2^31: the next completion
+        // writes limit + n below it (limit < 0x7000'0000, and n < 2^28 or the completed count
+        // crosses 2^28 and bumps anyway), a fall, so may_post() reads again.
+        c_.adj_written = 0x8000'0000U;
     }
 
     /// Re-initialise as dql_init does: max = dql_max_limit, min = 0, the given hold time, stall
