@@ -68,7 +68,8 @@ concept accepts_known_counted =
 
 /// The policy has `bool may_post() noexcept`: available() >= 0, asked from the producer's
 /// thread, possibly cheaper (fixed_limit's and dql's read the completion side's line only when
-/// their last reading shows no room). Adapters use it for the producer's first look where present.
+/// their last reading shows no room). Adapters use it for the producer's first look where
+/// present.
 template <class P>
 concept has_may_post = requires(P& p) {
     { p.may_post() } noexcept -> std::same_as<bool>;

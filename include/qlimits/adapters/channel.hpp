@@ -59,8 +59,8 @@
 // them. The waits of send() and receive() spend about 256 pauses this way before they sleep.
 //
 // The policy's cheaper forms. Where the policy has it (fixed_limit, dql), the producer asks
-// may_post() instead of available() >= 0 (it reads the consumer's line only when
-// its last reading of it shows no room), and the consumer reports units it knows counted
+// may_post() instead of available() >= 0 (it reads the consumer's line only when its last
+// reading of it shows no room), and the consumer reports units it knows counted
 // (see "Accounting order") with on_completed(n, now, known_counted) (fixed_limit, unlimited),
 // which does not read the producer's line to check them again.
 //

@@ -536,7 +536,7 @@ private:
         std::atomic<std::uint32_t> num_queued{0};
         std::atomic<std::uint32_t> last_obj_cnt{0};
         std::atomic<std::uint16_t> stall_threshold{0};
-        std::atomic<std::uint32_t> cuts{0}; // falls of adj_limit (completion path writes)
+        std::atomic<std::uint32_t> cuts{0}; // bumps: see on_completed() (completion path writes)
         std::uint32_t adj_seen = 0;         // may_post()'s last reading of adj_limit
         std::uint32_t cuts_seen = 0;        // ... and of cuts
         std::atomic<std::uint64_t> history_head{0};

@@ -16,10 +16,10 @@
 // set (the time then stands still), and one that takes the consumer's idle
 // (accepts_consumer_idle: software_limit) some idle waits the same way where bit 6 is clear and
 // bit 5 set. A policy that has may_post() (fixed_limit, dql) is asked it instead of
-// available() by an admitting enqueue whose op byte has the high bit set. Not driven: the other cheaper forms
-// of the adapters (on_completed with known_counted_t, on_unqueued()), which only fixed_limit
-// and unlimited have. Any broken invariant prints the rule and the call number to stderr and
-// traps, which libFuzzer reports as a crash with the input that caused it.
+// available() by an admitting enqueue whose op byte has the high bit set. Not driven: the other
+// cheaper forms of the adapters (on_completed with known_counted_t, on_unqueued()), which only
+// fixed_limit and unlimited have. Any broken invariant prints the rule and the call number to
+// stderr and traps, which libFuzzer reports as a crash with the input that caused it.
 // check_limit_policy_bytes() is the same without the trap, for unit tests and for replaying a
 // finding.
 //
