@@ -75,6 +75,18 @@ concept has_may_post = requires(P& p) {
     { p.may_post() } noexcept -> std::same_as<bool>;
 };
 
+namespace detail {
+/// The producer's first look, as the adapters take it: available() >= 0, by may_post() where
+/// the policy has it.
+template <class P>
+[[nodiscard]] bool first_look(P& p) noexcept {
+    if constexpr (has_may_post<P>)
+        return p.may_post();
+    else
+        return p.available() >= 0;
+}
+} // namespace detail
+
 /// The policy has `void on_unqueued(std::uint32_t n) noexcept`: n units reported by on_queued()
 /// did not leave after all (the ring refused the item); take them back, on the producer's
 /// thread. With it an adapter can count an item before the item becomes visible to the

@@ -793,18 +793,10 @@ private:
         return p_.units_sent + units - p_.completed_seen <= max_inflight_units;
     }
 
-    // available() >= 0, by the policy's cheaper producer-side query where it has one.
-    bool first_look() noexcept {
-        if constexpr (has_may_post<Policy>)
-            return policy_.may_post();
-        else
-            return policy_.available() >= 0;
-    }
-
     // The producer's admission test, with the BQL stop and re-check. The common case (room)
     // inline in every send; the stop out of line.
     bool admit(std::uint32_t units) noexcept {
-        if (first_look() && books_fit(units, false)) [[likely]] {
+        if (detail::first_look(policy_) && books_fit(units, false)) [[likely]] {
             // A stop whose send was refused (try_send) and that nobody has undone since: room
             // came without a wake-up (a raised limit, or a wake the consumer decided without a
             // fence). The state is on the line just read for `closed`.

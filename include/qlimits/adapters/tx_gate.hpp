@@ -220,13 +220,8 @@ private:
         // The first look by the policy's cheaper form where it has one (may_post(): dql and
         // fixed_limit read the completion side's line only when their last reading shows no
         // room); the re-check after the fence reads available() itself.
-        if constexpr (has_may_post<Policy>) {
-            if (policy_.may_post()) [[likely]]
-                return;
-        } else {
-            if (policy_.available() >= 0) [[likely]]
-                return;
-        }
+        if (detail::first_look(policy_)) [[likely]]
+            return;
         // Nothing in flight by the gate's books (everything sent is completed: the consumer
         // stores its count after the policy took the completion): no completion will come to
         // wake a stopped ring. The policy's room is stale then (dql keeps adj_limit across
