@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include "contract_probe.hpp"
 #include "qlimits/limits/fixed.hpp"
@@ -184,4 +185,38 @@ TEST_CASE("fixed/unlimited: a completion of units taken back by on_unqueued() is
         CHECK(inflight() == 0);
     }
     CHECK(f.available() == 65536);
+}
+
+TEST_CASE("fixed/unlimited: on_unqueued() of more than is in flight is refused and changes nothing") {
+    // Review 2026-12-05: a take-back beyond what is in flight wrapped inflight to ~2^32, showed
+    // room above the limit and let a completion of units never queued through unchecked.
+    test::contract_probe probe;
+    qlimits::fixed_limit<clock_ms> f({.limit = 100}, tp{});
+    qlimits::unlimited<clock_ms> u({}, tp{});
+    for (const bool fixed : {true, false}) {
+        const auto queued = [&](std::uint32_t n) { return fixed ? f.on_queued(n) : u.on_queued(n); };
+        const auto completed = [&](std::uint32_t n) {
+            return fixed ? f.on_completed(n, tp{}) : u.on_completed(n, tp{});
+        };
+        const auto unqueued = [&](std::uint32_t n) { fixed ? f.on_unqueued(n) : u.on_unqueued(n); };
+        const auto inflight = [&] { return fixed ? f.inflight() : u.inflight(); };
+        const int before = probe.count();
+        REQUIRE(queued(10));
+        REQUIRE(completed(10));
+        unqueued(5); // nothing in flight
+        CHECK(probe.count() == before + 1);
+        CHECK(std::string_view(probe.last().where) ==
+              (fixed ? "fixed_limit::on_unqueued" : "unlimited::on_unqueued"));
+        CHECK(inflight() == 0);
+        REQUIRE(queued(3));
+        unqueued(4); // one more than in flight
+        CHECK(probe.count() == before + 2);
+        CHECK(inflight() == 3);
+        CHECK_FALSE(completed(1'000'000)); // the over-completion check still holds
+        CHECK(probe.count() == before + 3);
+        unqueued(3); // all of it: allowed
+        CHECK(probe.count() == before + 3);
+        CHECK(inflight() == 0);
+    }
+    CHECK(f.available() == 100);
 }

@@ -767,3 +767,147 @@ TEST_CASE("test aids: a replay through capturing<dql> starts from dql's all-zero
     CHECK(lines(std::type_identity<qlimits::capturing<dql_ms>>{}) == bare);
     CHECK(lines(std::type_identity<qt::checked<dql_ms>>{}) == bare);
 }
+
+namespace {
+// unlimited whose take-back skips the policy's check: it applies any amount.
+struct loose_unqueue : qlimits::unlimited<qlimits::manual_clock<std::chrono::milliseconds>> {
+    using base = qlimits::unlimited<qlimits::manual_clock<std::chrono::milliseconds>>;
+    using base::base;
+    std::uint32_t taken_back = 0;
+    void on_unqueued(std::uint32_t n) noexcept { taken_back += n; }
+    [[nodiscard]] std::uint32_t inflight() const noexcept { return base::inflight() - taken_back; }
+};
+// fixed_limit counting its take-backs.
+struct counting_unqueue : qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>> {
+    using base = qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>>;
+    using base::base;
+    int unqueues = 0;
+    void on_unqueued(std::uint32_t n) noexcept {
+        ++unqueues;
+        base::on_unqueued(n);
+    }
+};
+} // namespace
+
+TEST_CASE("checked<> forwards on_unqueued() and known-counted completions, and checks them") {
+    // Review 2026-12-05: checked<> forwarded neither, so channel<checked<fixed_limit>> counted
+    // after the push while channel<fixed_limit> counts first: the checked run never took the
+    // counts-first path, nor saw a take-back of more than is in flight.
+    using fixed_ms = qlimits::fixed_limit<qlimits::manual_clock<std::chrono::milliseconds>>;
+    static_assert(qlimits::accepts_unqueue<qt::checked<fixed_ms>>);
+    static_assert(qlimits::accepts_known_counted<qt::checked<fixed_ms>>);
+    static_assert(qlimits::accepts_unqueue<qt::checked<qlimits::unlimited<>>>);
+    test::contract_probe probe;
+    qt::checked<fixed_ms> p({.limit = 10}, {});
+    REQUIRE(p.on_queued(6));
+    p.on_unqueued(2);
+    CHECK(p.inflight() == 4);
+    CHECK(p.on_completed(3, {}, qlimits::known_counted));
+    CHECK(p.inflight() == 1);
+    p.on_unqueued(2); // one more than in flight: fixed_limit refuses it, as it should
+    CHECK(probe.count() == 1);
+    CHECK(p.inflight() == 1);
+    CHECK(p.ok());
+    // A caller that breaks the known-counted promise is caught (the policy trusts it).
+    CHECK(p.on_completed(2, {}, qlimits::known_counted));
+    CHECK(std::string(p.failure()) == "a known-counted completion of more than is in flight");
+
+    // A policy that applies a take-back of more than is in flight is caught.
+    qt::checked<loose_unqueue> l({}, {});
+    REQUIRE(l.on_queued(1));
+    l.on_unqueued(1);
+    CHECK(l.ok());
+    l.on_unqueued(1);
+    REQUIRE(l.failure() != nullptr);
+    CHECK(std::string(l.failure()) == "an on_unqueued() of more than is in flight was applied");
+    CHECK(l.failed_at_call() == 3);
+}
+
+TEST_CASE("channel<checked<fixed_limit>> counts first and takes back on a full ring, as channel<fixed_limit>") {
+    rings::spsc_ring<std::uint64_t, 4> ring;
+    qlimits::channel<decltype(ring), qt::checked<counting_unqueue>> ch(ring, {.limit = 100});
+    for (std::uint64_t i = 0; i < 4; ++i)
+        REQUIRE(ch.try_send(std::uint64_t{i}) == qlimits::send_status::ok);
+    CHECK(ch.try_send(std::uint64_t{4}) == qlimits::send_status::ring_full); // counted, taken back
+    CHECK(ch.policy().inner().unqueues == 1);
+    CHECK(ch.policy().inflight() == 4);
+    std::uint64_t v = 0;
+    for (int i = 0; i < 4; ++i)
+        REQUIRE(ch.try_receive(v));
+    CHECK(ch.policy().inflight() == 0);
+    CHECK(ch.policy().ok());
+}
+
+TEST_CASE("rapidcheck generators: an init does not let the policies that skip it pass 2^31 in flight") {
+    // Review 2026-12-05: `init` resets dql alone, but the generator zeroed its one count there;
+    // three rounds of seven max_object enqueues with an init between them put ~2^32 units in
+    // flight in fixed_limit, unlimited and software_limit, and the final `c` of "all in
+    // flight" then stopped their replay as an over-completion.
+    qt::gen::trace_shape shape;
+    shape.max_units = qlimits::software_max_object;
+    shape.origins = false;
+    std::vector<qt::gen::detail::raw_step> steps;
+    for (int g = 0; g < 3; ++g) {
+        for (int i = 0; i < 7; ++i)
+            steps.emplace_back(0, qlimits::software_max_object, 0); // q 268435455
+        if (g < 2)
+            steps.emplace_back(10, 0, 0); // init 0
+    }
+    steps.emplace_back(4, 0, 0); // c: everything in flight
+    const auto trace = qt::gen::detail::realize(steps, shape);
+    const std::string text = qt::gen::to_text(trace);
+    std::size_t bad = 0;
+    (void)replay<qt::checked<dql_ms>>(text, &bad);
+    CHECK(bad == 0);
+    const auto clean = [&](auto& r) {
+        for (const auto& step : trace)
+            if (r.apply(step).error != nullptr)
+                return false;
+        return r.policy().ok();
+    };
+    qt::limit_replayer<qt::checked<qlimits::fixed_limit<>>> f;
+    qt::limit_replayer<qt::checked<qlimits::software_limit<>>> s;
+    qt::limit_replayer<qt::checked<peak_watching_unlimited>> u;
+    peak_watching_unlimited::peak = 0;
+    CHECK(clean(f));
+    CHECK(clean(s));
+    CHECK(clean(u));
+    CHECK(peak_watching_unlimited::peak < (1U << 31));
+    CHECK(peak_watching_unlimited::peak >= 7U * qlimits::software_max_object);
+}
+
+namespace {
+// fixed_limit counting its known-counted completions (static: the fuzz driver owns the policy).
+struct tagged_fixed : qlimits::fixed_limit<> {
+    using base = qlimits::fixed_limit<>;
+    using base::base;
+    using base::on_completed;
+    static inline int tagged = 0;
+    bool on_completed(std::uint32_t n, time_point t, qlimits::known_counted_t k) noexcept {
+        ++tagged;
+        return base::on_completed(n, t, k);
+    }
+};
+} // namespace
+
+TEST_CASE("fuzz entry point: drives on_unqueued() and known-counted completions where a policy has them") {
+    // Review 2026-12-05: the fuzzer drove neither, so a take-back of more than is in flight
+    // (which fixed_limit then applied) was never tried.
+    const std::uint8_t take_back_too_much[] = {0, 10, 0, 0, 0, /* q 10 */ 0xC4, 0, 0, 0, 0};
+    const auto loose = qt::check_limit_policy_bytes<loose_unqueue>(take_back_too_much,
+                                                                   sizeof take_back_too_much);
+    REQUIRE(loose.failure != nullptr);
+    CHECK(std::string(loose.failure) == "an on_unqueued() of more than is in flight was applied");
+    CHECK(loose.call == 2);
+    CHECK(qt::check_limit_policy_bytes<qlimits::fixed_limit<>>(take_back_too_much,
+                                                               sizeof take_back_too_much)
+              .failure == nullptr);
+    // Style 2 (first byte 0b10......): completions within what is in flight are known-counted.
+    const std::uint8_t known[] = {0x80, 10, 0, 0, 0, /* q 10 */ 0x84, 3, 0, 0, 0, /* take back 3 */
+                                  3, 0, 0, 0, 0 /* complete all */};
+    tagged_fixed::tagged = 0;
+    const auto r = qt::check_limit_policy_bytes<tagged_fixed>(known, sizeof known);
+    CHECK(r.failure == nullptr);
+    CHECK(r.steps == 3);
+    CHECK(tagged_fixed::tagged == 1);
+}

@@ -104,8 +104,18 @@ struct baseline_counters {
         return true;
     }
     // n units counted by queue() never left (on_unqueued): only the producer writes queued.
-    void unqueue(std::uint32_t n) noexcept {
-        p.queued.store(p.queued.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
+    // More than is in flight is a contract violation and changes nothing: taken, it would wrap
+    // inflight to ~2^32 and disarm complete()'s check for good (review 2026-12-05). The
+    // completion side's count may be an older reading; completions only grow, so the in-flight
+    // figure it gives is at least the true one, and a rightful take-back is never refused.
+    bool unqueue(std::uint32_t n, const char* where) noexcept {
+        const std::uint32_t q = p.queued.load(std::memory_order_relaxed);
+        if (n > q - c.completed.load(std::memory_order_relaxed)) [[unlikely]] {
+            detail::contract_failed(where, "on_unqueued of more than is in flight");
+            return false;
+        }
+        p.queued.store(q - n, std::memory_order_relaxed);
+        return true;
     }
     // The caller knows the n units were counted (known_counted_t): no read of the producer's
     // line.
@@ -168,9 +178,9 @@ public:
     /// Report n units posted. Refused (false, only the rejection counted) when n > max_object.
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
-    /// Take back n units of an on_queued() whose item never left (producer side; n at most
-    /// what was queued and not completed, as the adapters call it).
-    void on_unqueued(std::uint32_t n) noexcept { n_.unqueue(n); }
+    /// Take back n units of an on_queued() whose item never left (producer side). n more
+    /// than is in flight is a contract violation and changes nothing.
+    void on_unqueued(std::uint32_t n) noexcept { (void)n_.unqueue(n, "fixed_limit::on_unqueued"); }
 
     /// limit + completed - queued as signed 32-bit; < 0: stop.
     [[nodiscard]] std::int64_t available() const noexcept {
@@ -234,8 +244,9 @@ public:
 
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
-    /// Take back n units of an on_queued() whose item never left (producer side).
-    void on_unqueued(std::uint32_t n) noexcept { n_.unqueue(n); }
+    /// Take back n units of an on_queued() whose item never left (producer side). n more
+    /// than is in flight is a contract violation and changes nothing.
+    void on_unqueued(std::uint32_t n) noexcept { (void)n_.unqueue(n, "unlimited::on_unqueued"); }
     /// Always INT32_MAX: the largest value a 32-bit policy can report.
     [[nodiscard]] std::int64_t available() const noexcept {
         return std::numeric_limits<std::int32_t>::max();

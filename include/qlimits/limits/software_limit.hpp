@@ -12,7 +12,11 @@
 //       refreshed every min(step, limit / 8) completions (at least 1: once per item at a limit
 //       below 16), so it is never held back with less than limit + 1 - limit / 8 in flight
 //       by a room given long ago; every limit / 8 while it is calm (no stop in the last window,
-//       never more than half the limit in flight since: set_refresh()). So available() < 0
+//       never more than half the limit in flight since: set_refresh()). Not while a woken
+//       producer's first post is awaited (its wake latency is being measured): a producer that
+//       wakes and then pauses before posting has its room refreshed only `step` completions
+//       after the wake-up, so it can be held with limit + 1 - step in flight, where a held
+//       producer is woken anyway (review 2026-12-05). So available() < 0
 //       with inflight() < limit() is normal: a completion path that holds reports back must
 //       report them before it idles while the producer is stopped (waiting for more than
 //       limit() pending, veth BQL v7's rule for dql, can wait for good);

@@ -16,9 +16,12 @@
 // set (the time then stands still), and one that takes the consumer's idle
 // (accepts_consumer_idle: software_limit) some idle waits the same way where bit 6 is clear and
 // bit 5 set. A policy that has may_post() (fixed_limit, dql) is asked it instead of
-// available() by an admitting enqueue whose op byte has the high bit set. Not driven: the other
-// cheaper forms of the adapters (on_completed with known_counted_t, on_unqueued()), which only
-// fixed_limit and unlimited have. Any broken invariant prints the rule and the call number to
+// available() by an admitting enqueue whose op byte has the high bit set. A policy with the
+// adapters' two other cheaper forms (fixed_limit, unlimited) gets its completions within what
+// is in flight through on_completed(n, now, known_counted) when the top two bits of the first
+// byte are 2 or 3 (unless it takes on_taken(), as channel prefers too), and take-backs (on_unqueued()) where an over-completion's op byte has the
+// high bit set: part of what is in flight, or with bit 6 too more than it, which must change
+// nothing. Any broken invariant prints the rule and the call number to
 // stderr and traps, which libFuzzer reports as a crash with the input that caused it.
 // check_limit_policy_bytes() is the same without the trap, for unit tests and for replaying a
 // finding.
@@ -92,7 +95,9 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
     // How completions are reported, for the whole input (see the file comment).
     const unsigned style = size == 0 ? 0U : data[0] >> 6;
     bool same_take = false; // the next report joins the previous take (style 3)
-    const auto report = [&](std::uint32_t n) -> bool {
+    // within: n is at most what is in flight (a known-counted report may be used). The same
+    // preference as channel's: takes where the policy has them, else known-counted.
+    const auto report = [&](std::uint32_t n, bool within) -> bool {
         if constexpr (accepts_lazy_time<checked<Policy>>) {
             const auto read = [&now]() noexcept { return now(); };
             if constexpr (accepts_take_parts<checked<Policy>>) {
@@ -103,11 +108,13 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
                 }
             }
             if (style >= 2) return p.on_taken(n, read);
+        } else if constexpr (accepts_known_counted<checked<Policy>>) {
+            if (style >= 2 && within) return p.on_completed(n, now(), known_counted);
         }
         return p.on_completed(n, now());
     };
-    const auto complete = [&](std::uint32_t n) {
-        if (report(n)) outstanding -= n;
+    const auto complete = [&](std::uint32_t n, bool within) {
+        if (report(n, within)) outstanding -= n;
     };
     while (i < size) {
         const std::uint8_t op = data[i++];
@@ -124,11 +131,20 @@ fuzz_outcome check_limit_policy_bytes(const std::uint8_t* data, std::size_t size
         case 2:
         case 3: { // complete part or all of what is in flight
             const auto part = static_cast<std::uint32_t>(v % (outstanding + 1));
-            complete(op % 8 == 3 ? static_cast<std::uint32_t>(outstanding) : part);
+            complete(op % 8 == 3 ? static_cast<std::uint32_t>(outstanding) : part, true);
             break;
         }
-        case 4: // complete more than is in flight: must be refused
-            complete(static_cast<std::uint32_t>(outstanding + 1 + v % 16));
+        case 4: // complete more than is in flight: must be refused; or a take-back (see above)
+            if constexpr (accepts_unqueue<checked<Policy>>) {
+                if ((op & 0x80) != 0) {
+                    const auto n = static_cast<std::uint32_t>(
+                        (op & 0x40) != 0 ? outstanding + 1 + v % 16 : v % (outstanding + 1));
+                    p.on_unqueued(n);
+                    if (n <= outstanding) outstanding -= n;
+                    break;
+                }
+            }
+            complete(static_cast<std::uint32_t>(outstanding + 1 + v % 16), false);
             break;
         case 5: // time passes: mostly a little, sometimes a lot; or a wake call or an idle wait
                 // told (see above)

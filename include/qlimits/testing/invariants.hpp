@@ -12,6 +12,9 @@
 //   - reset() forgets what was in flight (inflight() == 0 after it);
 //   - may_post() (where the policy has it) answers available() >= 0 and changes no count and no
 //     limit;
+//   - on_unqueued(n) (where the policy has it) lowers inflight() by n, and n more than is in
+//     flight changes nothing; a known-counted completion (where the policy has it) is never of
+//     more than is in flight (the caller's promise);
 //   - for dql: available() == adj_limit - num_queued (signed 32-bit), and after a completion
 //     adj_limit == limit + num_completed (mod 2^32: the producer's room is the limit the
 //     completion settled on, clamp included) and the limit lies in [min_limit, max_limit]
@@ -87,6 +90,36 @@ public:
         const bool too_many = n > model_inflight();
         const look before = looks();
         return completed(n, too_many, p_.on_completed(n, now), before);
+    }
+    /// A completion the caller knows was counted (forwarded where Policy has it: fixed_limit,
+    /// unlimited), so a checked policy in `channel` is driven as the policy itself would be.
+    /// The policy trusts the caller here; the checker does not: a completion of more than is
+    /// in flight is a failure (the caller broke its promise), and the model follows the policy.
+    bool on_completed(std::uint32_t n, time_point now, known_counted_t k) noexcept
+        requires accepts_known_counted<Policy>
+    {
+        const bool too_many = n > model_inflight();
+        const look before = looks();
+        const bool ok = p_.on_completed(n, now, k);
+        if (too_many) fail("a known-counted completion of more than is in flight");
+        return completed(n, false, ok, before);
+    }
+    /// Take back a count whose item never left (forwarded where Policy has it: fixed_limit,
+    /// unlimited), checked: it lowers inflight() by n, and n more than is in flight changes
+    /// nothing (the policy reports it through the contract handler).
+    void on_unqueued(std::uint32_t n) noexcept
+        requires accepts_unqueue<Policy>
+    {
+        const bool too_many = n > model_inflight();
+        const look before = looks();
+        p_.on_unqueued(n);
+        ++calls_;
+        if (too_many) {
+            if (looks() != before) fail("an on_unqueued() of more than is in flight was applied");
+        } else {
+            queued_ -= n;
+        }
+        verify(false);
     }
     /// One take, the time read only if the policy needs it (forwarded where Policy has it:
     /// software_limit), so a checked policy in `channel` reads the clock as the policy would.
@@ -222,6 +255,7 @@ private:
 
 static_assert(limit_policy<checked<dql<>>>);
 static_assert(!accepts_lazy_time<checked<dql<>>>); // on_taken only where the policy has it
+static_assert(!accepts_unqueue<checked<dql<>>> && !accepts_known_counted<checked<dql<>>>);
 
 } // namespace testing
 } // namespace v0

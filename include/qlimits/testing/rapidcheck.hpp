@@ -15,7 +15,9 @@
 // Every generated trace is valid for every policy whose max_object is at least the shape's
 // max_units (65536 by default; dql's, fixed_limit's and software_limit's are far larger): no
 // completion exceeds what the trace has put in flight (counted conservatively from the last
-// reset or init, and kept below 2^31 units, which every policy's 32-bit counters hold),
+// reset or init: `init` resets dql alone), no policy ever holds 2^31 units or more in flight
+// (counted from the last reset: the other policies keep what was in flight at an `init`), as
+// their 32-bit counters need,
 // enqueues stay within max_units, and configuration directives a policy lacks are skipped by
 // the replayer with a note. Stall thresholds stay within 65535 of the policy's ticks, dql's
 // bound: set trace_shape::policy_tick_ns for a clock finer than dql's 1 ms jiffy (a
@@ -70,7 +72,13 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
                                             const trace_shape& shape) {
     std::vector<limit_directive> out;
     out.reserve(steps.size());
-    std::uint64_t inflight = 0; // what the trace has queued and not completed since a reset
+    // Two counts, since `init` resets dql alone (the replayer skips it for the other
+    // policies): `inflight` is what every policy surely has in flight (since the last reset or
+    // init), the bound of every completion; `held` what some policy may have in flight (since
+    // the last reset), kept below 2^31 (review 2026-12-05: one count, zeroed by `init`, let
+    // fixed_limit and software_limit pass 2^31 and then fail on a valid-looking `c`).
+    std::uint64_t inflight = 0;
+    std::uint64_t held = 0;
     const std::uint32_t max_units =
         shape.max_units < dql_max_object ? shape.max_units : dql_max_object;
     if (shape.origins && !steps.empty() && std::get<1>(steps.front()) % 2 == 0)
@@ -84,20 +92,29 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
                                   : sizes[a % 6];
             if (n > max_units) n = max_units;
             // Below 2^31 units in flight: a policy's counters are 32-bit (completions of more
-            // than 2^32 could not even be written as a `c` line).
-            if (inflight + n >= (std::uint64_t{1} << 31)) {
-                out.push_back({limit_op::complete, inflight});
-                inflight = 0;
+            // than 2^32 could not even be written as a `c` line). What an `init` left in
+            // flight in the policies that skip it only a reset takes away.
+            if (held + n >= (std::uint64_t{1} << 31)) {
+                if (inflight != 0) {
+                    out.push_back({limit_op::complete, inflight});
+                    held -= inflight;
+                    inflight = 0;
+                } else if (shape.resets) {
+                    out.push_back({limit_op::reset, 0});
+                    held = 0;
+                }
                 break;
             }
             out.push_back({limit_op::queue, n});
             inflight += n;
+            held += n;
             break;
         }
         case 4: case 5: case 6: { // complete part or all of what is in flight
             const std::uint64_t n = b % 3 == 0 ? inflight : a % (inflight + 1);
             out.push_back({limit_op::complete, n});
             inflight -= n;
+            held -= n;
             break;
         }
         case 7: case 8: { // time passes
@@ -133,6 +150,7 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
             if (!shape.resets) break;
             out.push_back({limit_op::reset, 0});
             inflight = 0;
+            held = 0;
             break;
         }
     }
