@@ -1,6 +1,8 @@
 // qlimits-lab: the policy lab's command line. See README.md and docs/lab.md.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include "commands.hpp"
 
@@ -30,6 +32,20 @@ constexpr command commands[] = {
      "           dim, vegas, gradient2, aimd; the peers tick in us)"},
 };
 
+// A command's exit code, made a failure when what it printed did not all reach stdout (a full
+// disk, a closed pipe): the table would be lost with exit 0 (review 2026-12-05; replay checked
+// this itself). std::cout is synchronized with stdio, so its writes go through stdout too.
+// A command that failed already said why (replay reports this very failure itself).
+int stdout_written(int rc) {
+    errno = 0; // the reason of a failed flush; an earlier failure leaves none to report
+    const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+    if (!failed || rc != lab::exit_ok) return rc;
+    const int err = errno;
+    std::fprintf(stderr, "qlimits-lab: cannot write to stdout%s%s\n", err != 0 ? ": " : "",
+                 err != 0 ? std::strerror(err) : "");
+    return lab::exit_failure;
+}
+
 void usage(std::FILE* to) {
     std::fprintf(to, "usage: qlimits-lab COMMAND [ARGS]\n\ncommands:\n");
     for (const command& c : commands) std::fprintf(to, "  %-10s %s\n", c.name, c.help);
@@ -39,15 +55,15 @@ void usage(std::FILE* to) {
 int main(int argc, char** argv) {
     if (argc < 2) {
         usage(stdout);
-        return lab::exit_ok;
+        return stdout_written(lab::exit_ok);
     }
     if (std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0 ||
         std::strcmp(argv[1], "-h") == 0) {
         usage(stdout);
-        return lab::exit_ok;
+        return stdout_written(lab::exit_ok);
     }
     for (const command& c : commands)
-        if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
+        if (std::strcmp(argv[1], c.name) == 0) return stdout_written(c.run(argc - 1, argv + 1));
     std::fprintf(stderr, "qlimits-lab: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return lab::exit_usage;

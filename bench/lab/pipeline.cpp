@@ -390,6 +390,10 @@ int pipeline_main(int argc, char** argv) {
         if (file->empty()) continue;
         if (!std::ofstream(*file, std::ios::app)) return refuse("cannot write " + *file);
     }
+    if (!json_file.empty() && !capture_file.empty() &&
+        sim::cli_detail::same_file(json_file, capture_file))
+        return refuse("--json and --capture name one file (" + json_file +
+                      "): one would overwrite the other");
 
     std::vector<std::pair<std::string, std::string>> params;
     for (const auto& p : specs) {

@@ -32,8 +32,11 @@ std::optional<std::string> sweep_values(const sim::param_spec& spec, const std::
     if (const std::size_t colon = hi_text.find(':'); colon != std::string::npos) {
         char* end = nullptr;
         const std::string count = hi_text.substr(colon + 1);
-        const long v = std::strtol(count.c_str(), &end, 10);
-        if (end != count.c_str() + count.size() || v < 2 || v > 1000)
+        // Digits only: strtol alone took "+3" and " 3" (review 2026-12-05).
+        const bool digits = !count.empty() && count.size() <= 4 &&
+                            count.find_first_not_of("0123456789") == std::string::npos;
+        const long v = digits ? std::strtol(count.c_str(), &end, 10) : 0;
+        if (!digits || v < 2 || v > 1000)
             return "'" + count + "': the number of points must be a whole number in [2, 1000]";
         n = static_cast<std::size_t>(v);
         hi_text = hi_text.substr(0, colon);

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,10 +36,6 @@ const char* const whatif_usage =
     "  Exit: 0 ok, 1 a run's checks failed (row FAILED), 2 bad arguments or a malformed capture.\n";
 
 /// thread-ring's parameters that shape its own producer: a replay's producer is the capture.
-bool is_producer_shape(std::string_view name) {
-    return name == "pattern" || name == "rate" || name == "burst" || name == "burst-gap-us";
-}
-
 void print_rows(const std::vector<sim::run_result>& rs, double captured_pps) {
     std::printf("%-14s %10s %8s %9s %9s %10s %9s %9s %9s %9s %7s\n", "policy", "items/s", "x capt.",
                 "soj.p50", "soj.p99", "upstr.p99", "p.wake/s", "c.wake/s", "p.cpu/it", "c.cpu/it",
@@ -90,7 +85,7 @@ int whatif_main(int argc, char** argv) {
             // work (--work-ns above); the run's length defaults to the capture's span.
             std::vector<sim::param_spec> shown;
             for (sim::param_spec s : specs) {
-                if (s.name == "work-ns" || is_producer_shape(s.name))
+                if (s.name == "work-ns" || sim::whatif::is_producer_shape(s.name))
                     continue;
                 // The sources say so too (they named the synthetic run's 1.5 s: a review).
                 if (s.name == "duration-ms") {
@@ -163,7 +158,7 @@ int whatif_main(int argc, char** argv) {
             return refuse(*e);
         // The capture is the producer: the synthetic producer's shape does not apply.
         if (const std::size_t eq = arg.find('=');
-            eq != std::string::npos && is_producer_shape(std::string_view{arg}.substr(2, eq - 2)))
+            eq != std::string::npos && sim::whatif::is_producer_shape(std::string_view{arg}.substr(2, eq - 2)))
             return refuse(arg.substr(0, eq) +
                           " shapes thread-ring's own producer; a replay's producer is the capture");
     }
@@ -174,13 +169,20 @@ int whatif_main(int argc, char** argv) {
     std::error_code dir_error;
     if (std::filesystem::is_directory(file, dir_error))
         return refuse("cannot read " + file + ": a directory");
+    if (!json_file.empty() && sim::cli_detail::same_file(file, json_file))
+        return refuse("--json " + json_file + " is the capture itself: it would be overwritten");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         return refuse("cannot read " + file);
-    std::ostringstream text;
-    text << in.rdbuf();
+    // A read that fails part way must not parse as a shorter capture (review 2026-12-05:
+    // `whatif /proc/self/mem` was "empty"): read() reports it as badbit.
+    std::string text;
+    for (char buf[1 << 16]; in.read(buf, sizeof buf) || in.gcount() > 0;)
+        text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (in.bad())
+        return refuse("cannot read " + file + ": a read error");
     qlimits::capture_data cap;
-    if (const auto res = qlimits::read_capture(text.str(), cap); !res.ok)
+    if (const auto res = qlimits::read_capture(text, cap); !res.ok)
         return refuse(file + ":" + std::to_string(res.line) + ": " + res.reason);
     sim::trace_workload w;
     if (auto e = sim::make_trace_workload(cap, work_ns, w))
@@ -252,6 +254,14 @@ int whatif_main(int argc, char** argv) {
         results.push_back(std::move(r));
     }
     results.front().case_label = results.size() > 1 ? results[1].case_label : file;
+    // An empty window (a warm-up past the capture's last completion) leaves the reference row
+    // all zeros: say why, as the ratios to it mean nothing then (review 2026-12-05).
+    if (!cap.items.empty() && results.front().get("throughput_pps").value_or(0) == 0)
+        std::fprintf(stderr,
+                     "qlimits-lab whatif: note: no captured item completes between the warm-up "
+                     "(%g ms) and the end of the capture or the replay (%g ms): the 'captured' "
+                     "row is empty; a shorter --warmup-ms measures it\n",
+                     values["warmup-ms"], values["duration-ms"]);
     print_rows(results, results.front().get("throughput_pps").value_or(0));
 
     bool ok = true;

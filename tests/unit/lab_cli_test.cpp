@@ -271,6 +271,14 @@ TEST_CASE("lab params: the whole number a text denotes, and the shortest text of
     CHECK_FALSE(whole_digits("1.5").has_value());
     CHECK_FALSE(whole_digits("125e-2").has_value());
     CHECK_FALSE(whole_digits("-3").has_value());
+    // Review 2026-12-05: an exponent's leading zeros made it "too long" (1e00018 refused as
+    // inexact, though it is 1e18); a long exponent after them still is one.
+    CHECK(whole_digits("1e00018") == std::string(18, '0').insert(0, "1"));
+    CHECK(whole_digits("1e+0003") == "1000");
+    CHECK(whole_digits("5e-000") == "5");
+    CHECK_FALSE(whole_digits("1e10000").has_value());
+    CHECK_FALSE(whole_digits("1e+").has_value());
+    CHECK_FALSE(whole_digits("1e-").has_value());
     CHECK(shortest_text(1879048192) == "1879048192");
     CHECK(shortest_text(0.9) == "0.9");
     CHECK(shortest_text(1e18) == "1000000000000000000");
@@ -313,7 +321,10 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
           "pipeline --pattern=flood,flood", "pipeline --fixed-limit=8,8",
           "pipeline --capture-policy=none", "pipeline --json /nonexistent-dir/p.json",
           "pipeline --capture /nonexistent-dir/p.capture",
-          "pipeline --capture /nonexistent-dir/p.capture --duration-ms=600000"}) {
+          "pipeline --capture /nonexistent-dir/p.capture --duration-ms=600000",
+          // review 2026-12-05: a sweep's point count went through strtol alone
+          "sweep veth-bql --ring=2..5:+3", "sweep veth-bql \"--ring=2..5: 3\"",
+          "sweep veth-bql --ring=2..5:3x", "sweep veth-bql --ring=2..5:"}) {
         const std::string cmd = lab.string() + " " + args + " >" + out.string() + " 2>&1";
         const int status = std::system(cmd.c_str());
         INFO(args);
@@ -651,4 +662,66 @@ TEST_CASE("lab: a sweep leaves out cases that do not use the swept value; --json
     }
     CHECK(speed == 2);
     CHECK(adversarial == 1);
+}
+
+TEST_CASE("lab binary: outputs that would overwrite an input or each other, and a lost stdout") {
+    // Review 2026-12-05: `whatif CAP --json CAP` overwrote the capture; `pipeline --json F
+    // --capture F` kept only the JSON; run, whatif, list and demo exited 0 with stdout on a full
+    // disk (replay alone checked it).
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto dir = scratch_path("qlimits_lab_cli_outputs");
+    std::filesystem::create_directories(dir, ec);
+    const auto out = dir / "out.txt";
+    const auto cap = dir / "victim.capture";
+    std::string capture = "qlimits-capture v1\nmeta ring 64\nmeta batch 16\n";
+    for (std::uint64_t k = 0; k < 200; ++k) {
+        const std::uint64_t t = 2000 * k;
+        capture += "i " + std::to_string(t) + " " + std::to_string(t + 50) + " " +
+                   std::to_string(t + 80) + " 1\nc " + std::to_string(t + 100) + " 1\ns " +
+                   std::to_string(t + 100) + " " + std::to_string(t + 600) + " 1\n";
+    }
+    std::ofstream(cap) << capture;
+    const std::string c = cap.string();
+    CHECK(run_lab(lab, out, "whatif " + c + " --policy=none --no-svg --json " + c, 2)
+              .find("is the capture itself") != std::string::npos);
+    CHECK(run_lab(lab, out, "whatif " + c + " --policy=none --no-svg --json " + dir.string() +
+                                "/./victim.capture", 2)
+              .find("is the capture itself") != std::string::npos);
+    {
+        std::ifstream in(cap);
+        const std::string kept((std::istreambuf_iterator<char>(in)), {});
+        CHECK(kept == capture);
+    }
+    const std::string both = (dir / "both.out").string();
+    CHECK(run_lab(lab, out, "pipeline --policy=none --repeat=1 --json " + both + " --capture " + both,
+                  2)
+              .find("name one file") != std::string::npos);
+    // The empty window of the captured row is explained (the capture spans 0.4 ms).
+    CHECK(run_lab(lab, out, "whatif " + c + " --policy=none --no-svg --duration-ms=200", 0)
+              .find("the 'captured' row is empty") != std::string::npos);
+    if (std::filesystem::exists("/dev/full")) {
+        const auto status_of = [&lab](const std::string& args) {
+            const std::string cmd = lab.string() + " " + args + " >/dev/full 2>/dev/null";
+            const int status = std::system(cmd.c_str());
+            REQUIRE(WIFEXITED(status));
+            return WEXITSTATUS(status);
+        };
+        CHECK(status_of("list") == 1);
+        CHECK(status_of("demo") == 1);
+        CHECK(status_of("whatif " + c + " --policy=none --no-svg") == 1);
+        CHECK(status_of("run thread-ring --policy=none --pattern=flood --duration-ms=20 "
+                        "--warmup-ms=0 --no-svg") == 1);
+        CHECK(status_of("replay dql < /dev/null") == 0); // nothing to write: nothing lost
+    }
+    std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("lab veth-bql: speed cases that print alike under %g get labels of their own") {
+    // Review 2026-12-05: --speed-cases=1,1.0000001 labelled both "cost=1x producer", so one
+    // run's CSV overwrote the other's.
+    CHECK(veth::case_label({{"speed-case", 1.0}, {"nrules", 0}}) == "cost=1x producer");
+    CHECK(veth::case_label({{"speed-case", 0.5}, {"nrules", 0}}) == "cost=0.5x producer");
+    CHECK(veth::case_label({{"speed-case", 1.0000001}, {"nrules", 0}}) == "cost=1.0000001x producer");
 }

@@ -325,3 +325,48 @@ TEST_CASE("whatif: the event budget counts the pace a closed-loop replay may rea
     REQUIRE(e.has_value());
     CHECK(e->find("budget") != std::string::npos);
 }
+
+TEST_CASE("whatif: an item wanted before the one before it arrives no sooner than that one") {
+    // Review 2026-12-05: the reader requires only ENTERED in order; a last item with WANTED 0
+    // made its arrival 0 and the repeat period (from the last arrival) 1 ns, so every repeat of
+    // the trace arrived at once (open loop: upstream p99 9.9 ms against 0.1 us captured).
+    std::string text = "qlimits-capture v1\n";
+    for (int k = 0; k < 100; ++k) {
+        const std::uint64_t w = k == 99 ? 0 : static_cast<std::uint64_t>(k) * 10'000;
+        const std::uint64_t e = static_cast<std::uint64_t>(k) * 10'000 + 100;
+        text += "i " + std::to_string(w) + " " + std::to_string(e) + " " + std::to_string(e + 100) +
+                " 1\ns " + std::to_string(e + 1000) + " " + std::to_string(e + 2000) + " 1\nc " +
+                std::to_string(e + 2000) + " 1\n";
+    }
+    qlimits::capture_data c;
+    trace_workload w;
+    read_workload(text, c, w);
+    for (std::size_t i = 1; i < w.arrival.size(); ++i)
+        CHECK(w.arrival[i] >= w.arrival[i - 1]);
+    CHECK(w.arrival.back() == 98 * 10'000);
+    CHECK(w.period == 98 * 10'000 + 98 * 10'000 / 99);
+}
+
+TEST_CASE("whatif: a capture's param and meta lines obey the command line's rules") {
+    // Review 2026-12-05: `param seed 9007199254740993` was rounded silently (the command line
+    // refuses it as inexact), `param pattern 2` and `param rate 5` were taken though they shape
+    // the synthetic producer (refused on the command line), and a repeated `meta ring` kept the
+    // first value while a repeated `param` kept the last.
+    const std::string base = "qlimits-capture v1\ni 0 10 20 1\ni 1000000 1000010 1000020 1\n"
+                             "s 30 530 1\ns 1000030 1000530 1\nc 25 1\nc 1000025 1\n";
+    const auto refusal = [&](const std::string& extra) -> std::string {
+        qlimits::capture_data c;
+        REQUIRE(qlimits::read_capture(base + extra, c).ok);
+        trace_workload w;
+        REQUIRE(!make_trace_workload(c, std::nullopt, w));
+        param_values v;
+        const auto e = whatif::values_for(c, w, {}, v);
+        return e.value_or("");
+    };
+    CHECK(refusal("param seed 9007199254740993\n").find("2^53") != std::string::npos);
+    CHECK(refusal("param pattern 2\n").find("shapes thread-ring's own producer") != std::string::npos);
+    CHECK(refusal("param rate 5\n").find("shapes thread-ring's own producer") != std::string::npos);
+    CHECK(refusal("meta ring 64\nmeta ring 1024\n") == "capture meta ring: given twice");
+    CHECK(refusal("param wake-ns 100\nparam wake-ns 200\n") == "capture param wake-ns: given twice");
+    CHECK(refusal("param seed 12345\nmeta ring 64\n").empty());
+}

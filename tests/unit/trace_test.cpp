@@ -256,3 +256,16 @@ TEST_CASE("trace: tick_ns after init, hold or stall is refused whatever the poli
         CHECK(std::string(why) == "tick_ns after the first q, c, t, init, hold or stall");
     }
 }
+
+TEST_CASE("trace: a stall threshold past the policy's range after tick_ns says whose ticks") {
+    // Review 2026-12-05: `stall 65535` in a trace of 1 s ticks is 65535 s, past dql's 65535
+    // jiffies; the message said 0..65535 ticks, which the trace's value is within.
+    const char* why = nullptr;
+    CHECK(qlimits::testing::replay_limit_trace<dql_ms>("tick_ns 1000000000\nstall 65535\n",
+                                                       [](std::string_view) {}, false, &why) == 2);
+    REQUIRE(why != nullptr);
+    CHECK(std::string(why) == "stall threshold out of range (0..65535 of the policy's ticks)");
+    why = nullptr;
+    CHECK(qlimits::testing::replay_limit_trace<dql_ms>("tick_ns 1000000000\nstall 65\n",
+                                                       [](std::string_view) {}, false, &why) == 0);
+}

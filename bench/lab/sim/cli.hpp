@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,19 @@ inline const param_spec* find_spec(const scenario& sc, std::string_view name) {
     for (const auto& p : sc.params)
         if (p.name == name) return &p;
     return nullptr;
+}
+/// Whether two paths name one file (an existing file reached by two paths, or one path not
+/// yet there spelled two ways): a command that reads one and writes the other, or writes both,
+/// would lose one of them (review 2026-12-05: `whatif CAP --json CAP` overwrote the capture,
+/// `pipeline --json F --capture F` kept only the JSON).
+inline bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
+        return std::filesystem::equivalent(a, b, ec);
+    const auto ca = std::filesystem::weakly_canonical(a, ec);
+    if (ec) return a == b;
+    const auto cb = std::filesystem::weakly_canonical(b, ec);
+    return ec ? a == b : ca == cb;
 }
 /// Whether `arg` is option `opt`, as `opt` alone or `opt=...`.
 inline bool is_opt(std::string_view arg, std::string_view opt) {

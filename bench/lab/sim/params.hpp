@@ -62,7 +62,14 @@ inline std::optional<std::string> whole_digits(std::string_view s) {
     if (e != std::string_view::npos) {
         std::string ex{s.substr(e + 1)};
         if (ex.empty() || ex.find_first_not_of("0123456789+-") != std::string::npos ||
-            ex.find_first_of("+-", 1) != std::string::npos || ex.size() > 4)
+            ex.find_first_of("+-", 1) != std::string::npos)
+            return std::nullopt;
+        // Leading zeros do not make an exponent large ("1e00018" is 1e18; review 2026-12-05);
+        // more than four digits after them do, beyond the 400-digit bound below.
+        const std::size_t sign = ex.front() == '+' || ex.front() == '-' ? 1 : 0;
+        const std::size_t lead = ex.find_first_not_of('0', sign);
+        const std::size_t len = lead == std::string::npos ? 0 : ex.size() - lead;
+        if (sign == ex.size() || len > 4)
             return std::nullopt;
         exp = std::strtol(ex.c_str(), nullptr, 10);
     }

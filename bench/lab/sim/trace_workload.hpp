@@ -6,7 +6,10 @@
 //    done_{i-1}). It holds whatever the producer does between sends (filling the item, its
 //    pattern's sleeps), and also a wake-up call the captured send i-1 made after its entry, if
 //    any (the capture cannot tell; see MODEL.md, "whatif");
-//  - arrival (open loop): wanted_i - wanted_0;
+//  - arrival (open loop): wanted_i - wanted_0, or the arrival before it if that is later (an
+//    item is offered no sooner than the one before it; a capture may show an earlier WANTED:
+//    the reader requires only ENTERED in order, and a wanted time clamped at 0 before this
+//    collapsed the repeat period, review 2026-12-05);
 //  - send_pre / send_post: the send's own time before and after the entry, the 10th percentile
 //    over the capture (the quickest sends are the ones that did not wait);
 //  - service: each `s` record's work (END - START) split evenly over its items, in order;
@@ -78,11 +81,13 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
         return std::string{"the capture has fewer than 2 items with a service time"};
     std::vector<ns_t> pre, post;
     const std::uint64_t w0 = c.items[0].wanted_ns;
+    ns_t latest = 0; // the running maximum of the arrivals
     for (std::size_t i = 0; i < n; ++i) {
         const auto& it = c.items[i];
         const std::uint64_t prev_done = i == 0 ? it.wanted_ns : c.items[i - 1].done_ns;
         out.think.push_back(it.wanted_ns > prev_done ? it.wanted_ns - prev_done : 0);
-        out.arrival.push_back(it.wanted_ns - std::min(w0, it.wanted_ns));
+        latest = std::max<ns_t>(latest, it.wanted_ns - std::min(w0, it.wanted_ns));
+        out.arrival.push_back(latest);
         out.units.push_back(it.units);
         out.service.push_back(service[i]);
         pre.push_back(it.entered_ns - it.wanted_ns);

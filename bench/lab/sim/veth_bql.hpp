@@ -502,11 +502,10 @@ private:
 };
 
 inline std::string case_label(const param_values& p) {
-    if (p.contains("speed-case")) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "cost=%gx producer", p.at("speed-case"));
-        return buf;
-    }
+    // The exact value (shortest_text): with "%g", --speed-cases=1,1.0000001 gave two cases one
+    // label, and the second run's CSV overwrote the first's (review 2026-12-05).
+    if (p.contains("speed-case"))
+        return "cost=" + shortest_text(p.at("speed-case")) + "x producer";
     const auto n = static_cast<long long>(p.at("nrules"));
     if (p.contains("adversarial-case") && p.at("adversarial-case") != 0)
         return "adversarial nrules=" + std::to_string(n);

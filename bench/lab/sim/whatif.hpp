@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "params.hpp"
@@ -26,10 +27,17 @@ inline std::vector<param_spec> params() {
     return with_policy_params(tring::params());
 }
 
+/// The parameters of thread-ring that shape its own synthetic producer: a replay's producer is
+/// the capture, so they do not apply to whatif.
+inline bool is_producer_shape(std::string_view name) {
+    return name == "pattern" || name == "rate" || name == "burst" || name == "burst-gap-us";
+}
+
 /// Parameter values for a capture: the specs' defaults; then the run's length from the capture
 /// (duration = its span, warm-up a tenth of it); then its `param` lines and its `meta ring` /
 /// `meta batch`; the caller's values (`user`, already parsed) last. Returns an error for a
-/// capture `param` that is unknown or out of range.
+/// capture `param` that is unknown, out of range, given twice, of the producer's shape or at or
+/// above 2^53, and for a `meta` given twice.
 inline std::optional<std::string> values_for(const qlimits::capture_data& c,
                                              const trace_workload& w, const param_lists& user,
                                              param_values& out) {
@@ -55,9 +63,30 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
         }
         return std::string{from} + " " + name + ": not a thread-ring parameter";
     };
-    for (const auto& [name, v] : c.params)
+    // The rules the command line enforces hold for the capture's own lines too (review
+    // 2026-12-05): a name given twice is refused (meta_or() took the first, `param` the last),
+    // the synthetic producer's shape does not apply (the capture is the producer), and a whole
+    // number at or above 2^53 may have been rounded when read, which the command line refuses
+    // as "cannot be taken exactly".
+    for (std::size_t i = 0; i < c.params.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (c.params[j].first == c.params[i].first)
+                return "capture param " + c.params[i].first + ": given twice";
+    for (std::size_t i = 0; i < c.meta.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (c.meta[j].first == c.meta[i].first)
+                return "capture meta " + c.meta[i].first + ": given twice";
+    for (const auto& [name, v] : c.params) {
+        if (is_producer_shape(name))
+            return "capture param " + name +
+                   ": shapes thread-ring's own producer; a replay's producer is the capture";
+        if (v >= 9007199254740992.0) // 2^53
+            return "capture param " + name +
+                   ": at or above 2^53, which a capture's number may not hold exactly; give it "
+                   "on the command line";
         if (auto e = set(name, v, "capture param"))
             return e;
+    }
     for (const char* key : {"ring", "batch"}) {
         const std::string m = c.meta_or(key);
         if (m.empty())
@@ -139,7 +168,8 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
     // items over time it does not cover.
     const ns_t end = c.completions.empty() ? w0 : c.completions.back().at_ns;
     const ns_t begin = w0 + static_cast<ns_t>(p.at("warmup-ms")) * ns_per_ms;
-    const window win{begin, std::max(begin, std::min(end + 1,
+    const ns_t after_end = end == ~ns_t{0} ? end : end + 1; // a last completion at 2^64 - 1
+    const window win{begin, std::max(begin, std::min(after_end,
                                                      w0 + static_cast<ns_t>(p.at("duration-ms")) *
                                                               ns_per_ms))};
     histogram soj, upstream;

@@ -431,8 +431,10 @@ private:
         case limit_op::stall:
             if constexpr (requires { p.set_stall_threshold(duration{}, time_point{}); }) {
                 duration threshold{};
+                // The policy's own ticks, not the trace's: with tick_ns 1 s, `stall 65535` is
+                // 65535 s, far past dql's 65535 jiffies (review 2026-12-05).
                 if (!span(d.value, threshold) || !p.set_stall_threshold(threshold, now()))
-                    r.error = "stall threshold out of range (0..65535 ticks)";
+                    r.error = "stall threshold out of range (0..65535 of the policy's ticks)";
                 return;
             }
             return unsupported(r, "stall: not supported by this policy, skipped");
