@@ -386,14 +386,15 @@ int pipeline_main(int argc, char** argv) {
     // The output files, once every argument is known good: a path that cannot be written is
     // refused before anything runs, not after every run. Opened for appending, so an existing
     // file keeps its contents until the run writes it.
-    for (const std::string* file : {&json_file, &capture_file}) {
-        if (file->empty()) continue;
-        if (!std::ofstream(*file, std::ios::app)) return refuse("cannot write " + *file);
-    }
+    // (One file for both is refused first, so the probe below creates nothing for it.)
     if (!json_file.empty() && !capture_file.empty() &&
         sim::cli_detail::same_file(json_file, capture_file))
         return refuse("--json and --capture name one file (" + json_file +
                       "): one would overwrite the other");
+    for (const std::string* file : {&json_file, &capture_file}) {
+        if (file->empty()) continue;
+        if (!std::ofstream(*file, std::ios::app)) return refuse("cannot write " + *file);
+    }
 
     std::vector<std::pair<std::string, std::string>> params;
     for (const auto& p : specs) {

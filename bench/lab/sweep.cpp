@@ -1,6 +1,7 @@
 // qlimits-lab sweep SCENARIO --PARAM=a..b[:n] (or --PARAM=a,b,c) [run options]: every policy
 // across one parameter, a line per value per policy and an SVG curve per case, so a user sees
 // where each policy falls off instead of one point.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,10 +33,12 @@ std::optional<std::string> sweep_values(const sim::param_spec& spec, const std::
     if (const std::size_t colon = hi_text.find(':'); colon != std::string::npos) {
         char* end = nullptr;
         const std::string count = hi_text.substr(colon + 1);
-        // Digits only: strtol alone took "+3" and " 3" (review 2026-12-05).
-        const bool digits = !count.empty() && count.size() <= 4 &&
+        // Digits only: strtol alone took "+3" and " 3" (review 2026-12-05); leading zeros
+        // do not count towards the length.
+        const std::size_t lead = std::min(count.find_first_not_of('0'), count.size());
+        const bool digits = !count.empty() && count.size() - lead <= 4 &&
                             count.find_first_not_of("0123456789") == std::string::npos;
-        const long v = digits ? std::strtol(count.c_str(), &end, 10) : 0;
+        const long v = digits ? std::strtol(count.c_str() + lead, &end, 10) : 0;
         if (!digits || v < 2 || v > 1000)
             return "'" + count + "': the number of points must be a whole number in [2, 1000]";
         n = static_cast<std::size_t>(v);

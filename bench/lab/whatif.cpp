@@ -256,7 +256,10 @@ int whatif_main(int argc, char** argv) {
     results.front().case_label = results.size() > 1 ? results[1].case_label : file;
     // An empty window (a warm-up past the capture's last completion) leaves the reference row
     // all zeros: say why, as the ratios to it mean nothing then (review 2026-12-05).
-    if (!cap.items.empty() && results.front().get("throughput_pps").value_or(0) == 0)
+    if (!cap.items.empty() && cap.completions.empty())
+        std::fprintf(stderr, "qlimits-lab whatif: note: the capture has no completion ('c') "
+                             "records: the 'captured' row is empty\n");
+    else if (!cap.items.empty() && results.front().get("throughput_pps").value_or(0) == 0)
         std::fprintf(stderr,
                      "qlimits-lab whatif: note: no captured item completes between the warm-up "
                      "(%g ms) and the end of the capture or the replay (%g ms): the 'captured' "

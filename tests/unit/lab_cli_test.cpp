@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -432,7 +433,8 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
     for (const char* v : {" 100 ", " 500 ", " 900 "}) CHECK(sw.find(v) != std::string::npos);
     CHECK(std::filesystem::exists(dir / "sweep__thread-ring__work-ns__flood.svg"));
     // veth's speed and adversarial cases set their own rule count: not beside swept values.
-    const std::string vs = run("sweep veth-bql --nrules=0..1000:2 --policy=none --duration-ms=40 "
+    // (":0002": leading zeros of the point count are not its length; review 2026-12-05.)
+    const std::string vs = run("sweep veth-bql --nrules=0..1000:0002 --policy=none --duration-ms=40 "
                                "--warmup-ms=10 --no-svg");
     CHECK(vs.find("nrules=1000") != std::string::npos);
     CHECK(vs.find("cost=") == std::string::npos);
@@ -698,9 +700,20 @@ TEST_CASE("lab binary: outputs that would overwrite an input or each other, and 
     CHECK(run_lab(lab, out, "pipeline --policy=none --repeat=1 --json " + both + " --capture " + both,
                   2)
               .find("name one file") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(both)); // refused before the probe that creates files
     // The empty window of the captured row is explained (the capture spans 0.4 ms).
     CHECK(run_lab(lab, out, "whatif " + c + " --policy=none --no-svg --duration-ms=200", 0)
-              .find("the 'captured' row is empty") != std::string::npos);
+              .find("a shorter --warmup-ms measures it") != std::string::npos);
+    {
+        std::string no_c;
+        std::istringstream lines(capture);
+        for (std::string l; std::getline(lines, l);)
+            if (l.rfind("c ", 0) != 0) no_c += l + "\n";
+        std::ofstream(dir / "no_c.capture") << no_c;
+    }
+    CHECK(run_lab(lab, out, "whatif " + (dir / "no_c.capture").string() + " --policy=none --no-svg",
+                  0)
+              .find("no completion ('c') records") != std::string::npos);
     if (std::filesystem::exists("/dev/full")) {
         const auto status_of = [&lab](const std::string& args) {
             const std::string cmd = lab.string() + " " + args + " >/dev/full 2>/dev/null";

@@ -369,4 +369,14 @@ TEST_CASE("whatif: a capture's param and meta lines obey the command line's rule
     CHECK(refusal("meta ring 64\nmeta ring 1024\n") == "capture meta ring: given twice");
     CHECK(refusal("param wake-ns 100\nparam wake-ns 200\n") == "capture param wake-ns: given twice");
     CHECK(refusal("param seed 12345\nmeta ring 64\n").empty());
+    // Review of the fix: a note key whatif does not read may repeat, and the caller's value
+    // replaces a line (which is then not judged).
+    CHECK(refusal("meta host a\nmeta host b\n").empty());
+    qlimits::capture_data c;
+    REQUIRE(qlimits::read_capture(base + "param seed 1000000000000000000\n", c).ok);
+    trace_workload w;
+    REQUIRE(!make_trace_workload(c, std::nullopt, w));
+    param_values v;
+    CHECK_FALSE(whatif::values_for(c, w, {{"seed", {5}}}, v).has_value());
+    CHECK(v["seed"] == 5);
 }

@@ -911,3 +911,25 @@ TEST_CASE("fuzz entry point: drives on_unqueued() and known-counted completions 
     CHECK(r.steps == 3);
     CHECK(tagged_fixed::tagged == 1);
 }
+
+TEST_CASE("rapidcheck generators: without resets, an init never shuts enqueues out for good") {
+    // Review 2026-12-05 (of the fix above): with resets off, an init while ~2^31 was held
+    // stranded it in the policies that skip init, and every later enqueue was dropped.
+    qt::gen::trace_shape shape;
+    shape.max_units = qlimits::dql_max_object;
+    shape.resets = false;
+    shape.origins = false;
+    std::vector<qt::gen::detail::raw_step> steps;
+    for (int i = 0; i < 8; ++i) steps.emplace_back(0, qlimits::dql_max_object, 0);
+    for (int i = 0; i < 7; ++i) steps.emplace_back(0, 0, 1);
+    steps.emplace_back(10, 5, 0); // init 5
+    for (int i = 0; i < 50; ++i) steps.emplace_back(0, 1, 1);
+    const auto trace = qt::gen::detail::realize(steps, shape);
+    std::size_t late_queues = 0;
+    for (std::size_t i = 16; i < trace.size(); ++i)
+        late_queues += trace[i].op == qt::limit_op::queue ? 1U : 0U;
+    CHECK(late_queues >= 40);
+    qt::limit_replayer<qt::checked<qlimits::fixed_limit<>>> f;
+    for (const auto& step : trace) REQUIRE(f.apply(step).error == nullptr);
+    CHECK(f.policy().ok());
+}

@@ -37,7 +37,8 @@ inline bool is_producer_shape(std::string_view name) {
 /// (duration = its span, warm-up a tenth of it); then its `param` lines and its `meta ring` /
 /// `meta batch`; the caller's values (`user`, already parsed) last. Returns an error for a
 /// capture `param` that is unknown, out of range, given twice, of the producer's shape or at or
-/// above 2^53, and for a `meta` given twice.
+/// above 2^53 (unless the caller gives that parameter), and for a `meta` that whatif reads
+/// (ring, batch, source, policy) given twice.
 inline std::optional<std::string> values_for(const qlimits::capture_data& c,
                                              const trace_workload& w, const param_lists& user,
                                              param_values& out) {
@@ -72,18 +73,24 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
         for (std::size_t j = 0; j < i; ++j)
             if (c.params[j].first == c.params[i].first)
                 return "capture param " + c.params[i].first + ": given twice";
+    // (Only the meta keys whatif reads: the others are free description.)
     for (std::size_t i = 0; i < c.meta.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
-            if (c.meta[j].first == c.meta[i].first)
+            if (c.meta[j].first == c.meta[i].first &&
+                (c.meta[i].first == "ring" || c.meta[i].first == "batch" ||
+                 c.meta[i].first == "source" || c.meta[i].first == "policy"))
                 return "capture meta " + c.meta[i].first + ": given twice";
     for (const auto& [name, v] : c.params) {
         if (is_producer_shape(name))
             return "capture param " + name +
                    ": shapes thread-ring's own producer; a replay's producer is the capture";
+        // A value the caller gives replaces the line (below), which is then not judged.
+        if (const auto given = user.find(name); given != user.end() && !given->second.empty())
+            continue;
         if (v >= 9007199254740992.0) // 2^53
             return "capture param " + name +
-                   ": at or above 2^53, which a capture's number may not hold exactly; give it "
-                   "on the command line";
+                   ": at or above 2^53, which a capture's number may not hold exactly; give --" +
+                   name + " (it replaces the line) or remove the line";
         if (auto e = set(name, v, "capture param"))
             return e;
     }

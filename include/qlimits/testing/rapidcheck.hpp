@@ -135,6 +135,10 @@ inline std::vector<limit_directive> realize(const std::vector<raw_step>& steps,
         case 10:
             if (!shape.configure) break;
             if (b % 3 == 0) {
+                // Without resets, what an init strands in the other policies never leaves: an
+                // init only while less than 2^30 is held, so 2^30 of room always remains and
+                // enqueues are never shut out for the rest of the trace (review 2026-12-05).
+                if (!shape.resets && held >= (std::uint64_t{1} << 30)) break;
                 out.push_back({limit_op::init, a % 2000});
                 inflight = 0;
             } else {
