@@ -158,7 +158,8 @@ int whatif_main(int argc, char** argv) {
             return refuse(*e);
         // The capture is the producer: the synthetic producer's shape does not apply.
         if (const std::size_t eq = arg.find('=');
-            eq != std::string::npos && sim::whatif::is_producer_shape(std::string_view{arg}.substr(2, eq - 2)))
+            eq != std::string::npos &&
+            sim::whatif::is_producer_shape(std::string_view{arg}.substr(2, eq - 2)))
             return refuse(arg.substr(0, eq) +
                           " shapes thread-ring's own producer; a replay's producer is the capture");
     }

@@ -19,10 +19,11 @@
 // available() by an admitting enqueue whose op byte has the high bit set. A policy with the
 // adapters' two other cheaper forms (fixed_limit, unlimited) gets its completions within what
 // is in flight through on_completed(n, now, known_counted) when the top two bits of the first
-// byte are 2 or 3 (unless it takes on_taken(), as channel prefers too), and take-backs (on_unqueued()) where an over-completion's op byte has the
-// high bit set: part of what is in flight, or with bit 6 too more than it, which must change
-// nothing. Any broken invariant prints the rule and the call number to
-// stderr and traps, which libFuzzer reports as a crash with the input that caused it.
+// byte are 2 or 3 (unless it takes on_taken(), as channel prefers too), and take-backs
+// (on_unqueued()) where an over-completion's op byte has the high bit set: part of what is in
+// flight, or with bit 6 too more than it, which must change nothing. Any broken invariant
+// prints the rule and the call number to stderr and traps, which libFuzzer reports as a crash
+// with the input that caused it.
 // check_limit_policy_bytes() is the same without the trap, for unit tests and for replaying a
 // finding.
 //
