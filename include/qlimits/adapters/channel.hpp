@@ -32,7 +32,9 @@
 //   producer waits (full):    store state=waiting   -> F1 -> retry the push, read items popped
 //   consumer finds it empty:  completions and pops  -> F3 -> read producer state, wake if due
 //   consumer sleeps (empty):  store asleep          -> F4 -> retry the pop, read items pushed
-//   producer after a push:    push, count, pushed   -> F2 -> read asleep, wake the consumer
+//   producer after a push:    count, push, pushed   -> F2 -> read asleep, wake the consumer
+//                             (push, pushed, count where the policy counts after the push;
+//                             see "Accounting order": either way all three precede F2)
 //   close():                  store closed          -> F5 -> read both states, wake both
 // After each successful take the consumer also reads the producer's state without a fence and
 // wakes it early if due; the fenced decision F3 is taken at the first poll that finds the ring
@@ -53,10 +55,12 @@
 // count the pauses): 4 pauses after the first failure in a row, doubling to 16, and 32 more when
 // the failure ends a run of at least 32 successes (the side has caught up with a streaming other
 // side; a batch builds up while it waits). A batched take of 8 or more items that empties the
-// ring while the producer is running makes the next take pause those 32 first (its next poll
-// would otherwise end the run before it reaches 32). Retried at once, each failure would pull
-// the other side's cache lines (the ring's index and slots) across while that side is writing
-// them. The waits of send() and receive() spend about 256 pauses this way before they sleep.
+// ring while the producer is running makes the next take pause first (its next poll would
+// otherwise end the run before it reaches 32): 32 pauses at first, then doubled (up to 128)
+// when the take after a pause is larger than the one that emptied the ring, halved (down to
+// 4) when not (judge_slip()). Retried at once, each failure would pull the other side's cache
+// lines (the ring's index and slots) across while that side is writing them. The waits of
+// send() and receive() spend about 256 pauses this way before they sleep.
 //
 // The policy's cheaper forms. Where the policy has it (fixed_limit, dql), the producer asks
 // may_post() instead of available() >= 0 (it reads the consumer's line only when its last
