@@ -103,6 +103,22 @@ TEST_CASE("lab veth-bql: a time-coalescing consumer does not sleep on a held pro
     }
 }
 
+TEST_CASE("lab veth-bql: a time-coalescing consumer does not sleep on a ring-full stop the "
+          "policy would refuse") {
+    // The producer stopped on a full ring while software_limit was over its limit too (room in
+    // steps): the idle rule reported only for a policy stop, and a wake-up needs the policy's
+    // room, so the consumer slept with 255 units unreported and the producer stopped for good
+    // (a review, 2026-12-05). run() checks the liveness check and every other.
+    const auto rs = run("veth-bql",
+                        {{"nrules", {0}}, {"adversarial", {0}}, {"speed-cases", {0}},
+                         {"base-cost-ns", {100}}, {"producer-ns", {50}},
+                         {"wake-call-ns", {20000}}, {"sleep-call-ns", {20000}},
+                         {"wake-cost-ns", {100000}}, {"duration-ms", {300}},
+                         {"warmup-ms", {100}}},
+                        {"sw-time"});
+    CHECK(metric(rs, "nrules=0", "sw-time", "throughput_pps") > 0);
+}
+
 TEST_CASE("lab runs are deterministic for a seed and change with it") {
     const param_lists p{{"nrules", {3500}}, {"adversarial", {0}}, {"duration-ms", {400}},
                         {"warmup-ms", {100}}};
@@ -137,5 +153,31 @@ TEST_CASE("lab veth-bql: a sleep call longer than the wake-up latency keeps CPU 
         CHECK(metric(rs, "nrules=0", p, "producer_cpu_ns_per_item") * pps <= 1.001e9);
         CHECK(metric(rs, "nrules=0", p, "consumer_cpu_ns_per_item") * pps <= 1.001e9);
         CHECK(metric(rs, "nrules=0", p, "cpu_util") <= 1.001);
+    }
+}
+
+TEST_CASE("lab: a run in which no item leaves the ring reports its waits as null, not 0") {
+    // A review (2026-12-05): a consumer that never finished an item in the window showed a
+    // sojourn of 0 (a full ring, every wait "0 us"); MODEL.md says a metric with nothing
+    // measured is null. (Such a run fails Little's law, which says why; run() would fail it.)
+    const auto unchecked = [](const char* name, const param_lists& user) {
+        return execute(plan({&lab_test::find_scenario(name)}, {user}, {"none"}), 1, {});
+    };
+    auto rs = unchecked("veth-bql", {{"nrules", {1e6}}, {"rule-ns", {1e6}}, {"adversarial", {0}},
+                                     {"speed-cases", {0}}, {"duration-ms", {100}},
+                                     {"warmup-ms", {50}}});
+    REQUIRE(rs.size() == 1);
+    for (const char* m : {"sojourn_mean_us", "sojourn_p50_us", "sojourn_p99_us", "sojourn_max_us"}) {
+        CAPTURE(m);
+        CHECK_FALSE(rs[0].get(m).has_value());
+    }
+    CHECK(rs[0].get("inflight_mean").value_or(0) > 0);
+    // thread-ring paced at one item a second: nothing is sent in a 100 ms window.
+    rs = unchecked("thread-ring", {{"pattern", {2}}, {"rate", {1}}, {"duration-ms", {100}},
+                                   {"warmup-ms", {50}}});
+    REQUIRE(rs.size() == 1);
+    for (const char* m : {"sojourn_p99_us", "send_wait_mean_us", "send_wait_p99_us"}) {
+        CAPTURE(m);
+        CHECK_FALSE(rs[0].get(m).has_value());
     }
 }

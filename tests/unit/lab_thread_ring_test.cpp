@@ -211,3 +211,20 @@ TEST_CASE("lab thread-ring: a wake within the side's spin is no wake-up, and the
     CHECK(metric(rs, "paced", "none", "consumer_wakeups_per_s") == 0);
     CHECK(metric(rs, "paced", "none", "sojourn_p99_us") < 1);
 }
+
+TEST_CASE("lab thread-ring: a consumer that spins and then sleeps is charged its spin") {
+    // Past the spin the twin charged the fence from the spin's end but not the spin itself, so
+    // a 1 ms spin before every sleep cost the consumer nothing (7785 ns per item against 7787
+    // with no spin; a review, 2026-12-05). Paced at 100 items a second, the consumer spins
+    // 1 ms and sleeps before every item, woken past its spin.
+    lab::sim::param_lists user{{"pattern", {2}}, {"rate", {100}}, {"duration-ms", {2000}},
+                               {"warmup-ms", {100}}, {"jitter", {0}}};
+    const auto quiet = lab_test::run("thread-ring", user, {"none"});
+    user["spin-ns"] = {1e6};
+    const auto spun = lab_test::run("thread-ring", user, {"none"});
+    const double base = metric(quiet, "paced", "none", "consumer_cpu_ns_per_item");
+    const double with_spin = metric(spun, "paced", "none", "consumer_cpu_ns_per_item");
+    MESSAGE("consumer CPU per item: no spin " << base << " ns, 1 ms spin " << with_spin << " ns");
+    CHECK(with_spin >= base + 0.99e6);
+    CHECK(metric(spun, "paced", "none", "cpu_util") <= 1.001);
+}

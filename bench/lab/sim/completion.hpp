@@ -5,12 +5,15 @@
 //  - timed: accumulate across polls and report when `window` has passed since the first
 //    unreported item, or as soon as more than `limit` are waiting, because a producer that
 //    overshot the limit by one would otherwise wait forever (veth BQL v7, tx-usecs); and, in
-//    any case, before the consumer sleeps on an empty ring while the producer is stopped by
-//    the policy. "More than limit" is a stopped producer's sign only for a policy whose room
-//    is exactly limit - inflight (dql): software_limit gives room in steps, so it can hold a
-//    producer with fewer pending, and a consumer that went to sleep on them left both waiting
-//    for good (found 2026-12-05: `run veth-bql --policy=sw-time --sojourn-us=1000`, and 5000,
-//    stopped the adversarial case's producer for half the run). For dql the idle rule adds a
+//    any case, before the consumer sleeps on an empty ring while the producer is stopped and
+//    the policy would refuse it (stopped by the policy, or by a full ring while over the
+//    limit too). There is no timer: with the producer running, units held past the window are
+//    reported at the next item or poll end. "More than limit" is a stopped producer's sign
+//    only for a policy whose room is exactly limit - inflight (dql): software_limit gives room
+//    in steps, so it can hold a producer with fewer pending, and a consumer that went to sleep
+//    on them left both waiting for good (found 2026-12-05: `run veth-bql --policy=sw-time
+//    --sojourn-us=1000`, and 5000, stopped the adversarial case's producer for half the run;
+//    the same behind a ring-full stop, a review later that day). For dql the idle rule adds a
 //    report only while a wake-up is on its way: held, an empty ring means more than `limit`
 //    pending, reported already. In `qlimits-lab run all` it changed one row (veth-bql
 //    cost=0.5x producer, sw-time, where a wake-up was on its way: probe p99 4.5 -> 3.0 us).
@@ -41,7 +44,7 @@ public:
         return 0;
     }
     /// The consumer's poll ended at `now`; `idle_on_held`: it is about to sleep on an empty
-    /// ring while the producer is stopped.
+    /// ring while the producer is stopped and the policy would refuse it.
     std::uint32_t on_poll_end(ns_t now, bool idle_on_held) {
         if (mode_ == completion_mode::per_poll) return take();
         if (mode_ == completion_mode::timed && pending_ > 0 &&

@@ -83,10 +83,10 @@ inline void report_costs(run_result& r, const side_books& producer, const side_b
     r.set("consumer_cpu_ns_per_item", per_item(consumer.cpu_ns));
     r.set("producer_wakeups_per_s", static_cast<double>(producer.woken) / secs);
     r.set("consumer_wakeups_per_s", static_cast<double>(consumer.woken) / secs);
-    r.set("sojourn_mean_us", s.h.mean() / 1000.0);
-    r.set("sojourn_p50_us", s.h.quantile(0.50) / 1000.0);
-    r.set("sojourn_p99_us", s.h.quantile(0.99) / 1000.0);
-    r.set("sojourn_max_us", static_cast<double>(s.h.max()) / 1000.0);
+    r.set("sojourn_mean_us", mean_us(s.h));
+    r.set("sojourn_p50_us", quantile_us(s.h, 0.50));
+    r.set("sojourn_p99_us", quantile_us(s.h, 0.99));
+    r.set("sojourn_max_us", max_us(s.h));
     r.set("sojourn_over_threshold",
           s.h.count() > 0 ? static_cast<double>(s.over) / s.h.count() : std::optional<double>{});
 }

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine.hpp"
@@ -83,6 +84,22 @@ private:
     double sum_ = 0;
     std::uint64_t max_ = 0;
 };
+
+// A histogram of nanoseconds read in microseconds; none when it has no samples: a metric with
+// nothing measured is null, not 0 (MODEL.md; a sojourn of 0 was reported for runs in which no
+// item left the ring, until a review of 2026-12-05).
+[[nodiscard]] inline std::optional<double> mean_us(const histogram& h) {
+    if (h.count() <= 0) return std::nullopt;
+    return h.mean() / 1000.0;
+}
+[[nodiscard]] inline std::optional<double> quantile_us(const histogram& h, double q) {
+    if (h.count() <= 0) return std::nullopt;
+    return h.quantile(q) / 1000.0;
+}
+[[nodiscard]] inline std::optional<double> max_us(const histogram& h) {
+    if (h.count() <= 0) return std::nullopt;
+    return static_cast<double>(h.max()) / 1000.0;
+}
 
 /// A piecewise-constant quantity (inflight, limit) observed over the window: its time-weighted
 /// mean and distribution. Call set() whenever the value changes, finish() at the end.

@@ -328,7 +328,7 @@ private:
     }
 
     void end_poll() {
-        report(coalescer_.on_poll_end(now(), ring_.empty() && stopped_ == stop_reason::policy));
+        report(coalescer_.on_poll_end(now(), ring_.empty() && held_by_policy()));
         const ns_t woke = maybe_wake_producer(true);
         if (polled_ == budget_ && !ring_.empty()) {
             // Budget used up: NAPI polls again without sleeping (after any wake call).
@@ -345,6 +345,17 @@ private:
         const ns_t call = jittered(rng_, sleep_call_ns_, jitter_);
         cons_.busy(now() + woke, call);
         cons_back_from_ = now() + woke + call;
+    }
+
+    // The producer is stopped and the policy would refuse it now: stopped by the policy, or
+    // stopped by a full ring while the policy is over its limit too (software_limit gives room
+    // in steps, so it can refuse with fewer than `limit` pending). maybe_wake_producer() will not
+    // wake it until completions are reported. (Only a policy stop counted until a review of
+    // 2026-12-05 found sw-time stalled for good behind a ring-full stop: 255 units held
+    // unreported, the consumer asleep.)
+    [[nodiscard]] bool held_by_policy() const {
+        return stopped_ == stop_reason::policy ||
+               (stopped_ == stop_reason::ring_full && policy_->over_limit());
     }
 
     // A woken side runs again after the wake-up latency, but not before the sleep call it was
@@ -420,7 +431,7 @@ private:
         r.set("producer_stops_per_s", static_cast<double>(stops_) / secs);
         r.set("cpu_util", static_cast<double>(cons_.cpu_ns) / static_cast<double>(w_.end - w_.begin));
         r.set("qdisc_mean", qdisc_level_.mean());
-        r.set("qdisc_wait_mean_us", us(qdisc_wait_.mean()));
+        r.set("qdisc_wait_mean_us", mean_us(qdisc_wait_));
         r.set("policy_inflight_mean", policy_level_.mean());
         if (adversarial_ && policy_->limit()) {
             r.set("limit_control_mean", limit_control_.mean());

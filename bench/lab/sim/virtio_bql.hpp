@@ -119,7 +119,10 @@ public:
     }
 
 private:
-    enum kind : std::uint32_t { k_start, k_tx_done, k_irq, k_rr_response, k_sample };
+    // k_irq + q is queue q's interrupt, its argument the generation (32 bits: queue and
+    // generation shared one argument, 16 bits each, and a stale timer could match again after
+    // 65536 generations; a review, 2026-12-05). Queues are at most 64.
+    enum kind : std::uint32_t { k_start, k_tx_done, k_rr_response, k_sample, k_irq };
     enum class stop_reason : std::uint8_t { none, policy, ring_full };
 
     struct txq {
@@ -144,10 +147,11 @@ private:
         switch (e.kind) {
         case k_start: start(); break;
         case k_tx_done: tx_done(e.arg); break;
-        case k_irq: irq(e.arg & 0xFFFFU, e.arg >> 16); break;
         case k_rr_response: rr_response(); break;
         case k_sample: take_sample(); break;
-        default: break;
+        default:
+            if (e.kind >= k_irq) irq(e.kind - k_irq, e.arg);
+            break;
         }
     }
     [[nodiscard]] ns_t now() const noexcept { return eng_.now(); }
@@ -214,11 +218,11 @@ private:
         if (t.used.size() >= irq_frames_) {
             ++t.irq_gen;
             t.irq_armed = true;
-            eng_.after(0, k_irq, q | (t.irq_gen << 16));
+            eng_.after(0, k_irq + q, t.irq_gen);
         } else if (!t.irq_armed) {
             t.irq_armed = true;
-            eng_.after(jittered(rng_, static_cast<double>(irq_delay_ns_), jitter_), k_irq,
-                       q | (t.irq_gen << 16));
+            eng_.after(jittered(rng_, static_cast<double>(irq_delay_ns_), jitter_), k_irq + q,
+                       t.irq_gen);
         }
     }
 
@@ -226,7 +230,7 @@ private:
     /// one call, restart the queue, and give TSQ credit back to the flows.
     void irq(std::uint32_t q, std::uint32_t gen) {
         txq& t = *queues_[q];
-        if (gen != (t.irq_gen & 0xFFFFU) || !t.irq_armed) return;
+        if (gen != t.irq_gen || !t.irq_armed) return;
         t.irq_armed = false;
         ++t.irq_gen;
         if (w_.contains(now())) ++wakeups_;
@@ -319,16 +323,16 @@ private:
             r.set("limit_mean", lim_mean);
             r.set("limit_final", lim_final);
         }
-        r.set("sojourn_mean_us", sojourn_.mean() / 1000.0);
-        r.set("sojourn_p50_us", sojourn_.quantile(0.5) / 1000.0);
-        r.set("sojourn_p99_us", sojourn_.quantile(0.99) / 1000.0);
+        r.set("sojourn_mean_us", mean_us(sojourn_));
+        r.set("sojourn_p50_us", quantile_us(sojourn_, 0.5));
+        r.set("sojourn_p99_us", quantile_us(sojourn_, 0.99));
         if (rr_delay_.count() > 0) r.set("probe_p99_us", rr_delay_.quantile(0.99) / 1000.0);
         r.set("rr_tps", static_cast<double>(transactions_) / secs);
         r.set("producer_stops_per_s", static_cast<double>(stops_) / secs);
         r.set("consumer_wakeups_per_s", static_cast<double>(wakeups_) / secs);
         r.set("cpu_util", static_cast<double>(link_busy_ns_) /
                               (static_cast<double>(w_.end - w_.begin) * nq));
-        r.set("rr_delay_mean_us", rr_delay_.mean() / 1000.0);
+        r.set("rr_delay_mean_us", mean_us(rr_delay_));
 
         check_conservation(r, "buffers", generated_, reclaimed_, inside);
         std::uint64_t held = 0;

@@ -491,14 +491,13 @@ private:
         const double secs = w_.seconds();
         const double mps = secs > 0 ? static_cast<double>(departures_) / secs : 0;
         const double span = static_cast<double>(w_.end - w_.begin);
-        const auto us = [](double ns) { return ns / 1000.0; };
         r.set("throughput_pps", mps); // messages read per second
         r.set("throughput_bps", mps * static_cast<double>(msg_bytes_) * 8.0);
         r.set("inflight_mean", outstanding_.mean());
         r.set("inflight_p99", outstanding_.quantile(0.99));
-        r.set("sojourn_mean_us", us(sojourn_.mean()));
-        r.set("sojourn_p50_us", us(sojourn_.quantile(0.50)));
-        r.set("sojourn_p99_us", us(sojourn_.quantile(0.99)));
+        r.set("sojourn_mean_us", mean_us(sojourn_));
+        r.set("sojourn_p50_us", quantile_us(sojourn_, 0.50));
+        r.set("sojourn_p99_us", quantile_us(sojourn_, 0.99));
         r.set("consumer_wakeups_per_s", static_cast<double>(irqs_) / secs); // interrupts/s
         r.set("cpu_util", static_cast<double>(busy_ns_) / span);
         r.set("rx_pkts_per_s", static_cast<double>(rx_pkts_window_) / secs);
