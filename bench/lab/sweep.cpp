@@ -128,6 +128,7 @@ int sweep_main(int argc, char** argv) {
     }
     std::vector<sim::job> jobs;
     std::vector<double> job_value;
+    std::size_t left_out = 0;
     for (double v : values) {
         std::vector<sim::param_lists> user = opt.params;
         user[0][swept] = {v};
@@ -136,8 +137,10 @@ int sweep_main(int argc, char** argv) {
             // ignores it) would show the same run beside every value: left out.
             if (const auto it = j.params.find(swept);
                 (it != j.params.end() && it->second != v) ||
-                (j.sc->case_ignores && j.sc->case_ignores(j.params, swept)))
+                (j.sc->case_ignores && j.sc->case_ignores(j.params, swept))) {
+                ++left_out;
                 continue;
+            }
             if (auto err = sim::validate(j)) {
                 std::fprintf(stderr, "qlimits-lab sweep: %s\n", err->c_str());
                 return exit_usage;
@@ -147,7 +150,15 @@ int sweep_main(int argc, char** argv) {
         }
     }
     if (jobs.empty()) {
-        std::fprintf(stderr, "qlimits-lab sweep: nothing to run (no policy matches)\n");
+        // Every case set the swept parameter itself or ignores it (veth-bql's cases set
+        // --speed-cases to 0; thread-ring's flood ignores --burst): say so, not "no policy".
+        if (left_out != 0)
+            std::fprintf(stderr,
+                         "qlimits-lab sweep: no case uses --%s (each sets it itself or ignores "
+                         "it); choose the cases that do (e.g. --pattern=, --adversarial=)\n",
+                         swept.c_str());
+        else
+            std::fprintf(stderr, "qlimits-lab sweep: nothing to run (no policy matches)\n");
         return exit_usage;
     }
     unsigned threads = opt.jobs;

@@ -661,9 +661,51 @@ TEST_CASE("lab: a sweep leaves out cases that do not use the swept value; --json
         } else {
             CHECK_FALSE(veth->case_ignores(j.params, "nrules"));
         }
+        // Only the adversarial case has cheap bursts (review 2026-12-05).
+        const bool adv = j.params.contains("adversarial-case");
+        for (const char* name : {"adv-nrules", "cheap-ns", "burst-pkts", "burst-period-us"}) {
+            CAPTURE(name);
+            CHECK(veth->case_ignores(j.params, name) == !adv);
+        }
     }
     CHECK(speed == 2);
     CHECK(adversarial == 1);
+    // thread-ring: each pattern reads its own shape (review 2026-12-05: a sweep of
+    // --burst-gap-us printed the flood's one run beside every value).
+    const scenario* tr = nullptr;
+    for (const auto& s : all)
+        if (s.name == "thread-ring") tr = &s;
+    REQUIRE(tr != nullptr);
+    REQUIRE(tr->case_ignores);
+    run_options t;
+    REQUIRE_FALSE(parse({"thread-ring", "--policy=none"}, t));
+    int patterns = 0;
+    for (const auto& j : plan(t.scenarios, t.params, t.policies)) {
+        ++patterns;
+        const double pattern = j.params.at("pattern");
+        CAPTURE(pattern);
+        CHECK(tr->case_ignores(j.params, "burst") == (pattern != 1));
+        CHECK(tr->case_ignores(j.params, "burst-gap-us") == (pattern != 1));
+        CHECK(tr->case_ignores(j.params, "rate") == (pattern != 2));
+        CHECK_FALSE(tr->case_ignores(j.params, "work-ns"));
+    }
+    CHECK(patterns == 3);
+}
+
+TEST_CASE("lab binary: a sweep whose every case ignores the swept value says so") {
+    // Review 2026-12-05: veth-bql's cases all set --speed-cases themselves, so a sweep of it
+    // left every run out and said "no policy matches".
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto out = scratch_path("qlimits_lab_cli_sweep_ignored.out");
+    CHECK(run_lab(lab, out, "sweep veth-bql --speed-cases=0.5..2:4 --policy=none", 2)
+              .find("no case uses --speed-cases") != std::string::npos);
+    CHECK(run_lab(lab, out, "sweep thread-ring --pattern=flood --burst-gap-us=10..1000:3 "
+                            "--policy=none",
+                  2)
+              .find("no case uses --burst-gap-us") != std::string::npos);
+    std::filesystem::remove(out, ec);
 }
 
 TEST_CASE("lab binary: outputs that would overwrite an input or each other, and a lost stdout") {
@@ -737,4 +779,16 @@ TEST_CASE("lab veth-bql: speed cases that print alike under %g get labels of the
     CHECK(veth::case_label({{"speed-case", 1.0}, {"nrules", 0}}) == "cost=1x producer");
     CHECK(veth::case_label({{"speed-case", 0.5}, {"nrules", 0}}) == "cost=0.5x producer");
     CHECK(veth::case_label({{"speed-case", 1.0000001}, {"nrules", 0}}) == "cost=1.0000001x producer");
+}
+
+TEST_CASE("lab run: a parameter that counts bytes in one scenario and items in another is "
+          "refused for both") {
+    // Review 2026-12-05: `run all --fixed-limit=8` gave virtio-bql (bytes) a limit of 8 bytes,
+    // less than one buffer, beside 8 packets in veth-bql.
+    const std::string e = error_of({"all", "--fixed-limit=8"});
+    CHECK(e.find("--fixed-limit counts different things") != std::string::npos);
+    CHECK(e.find("bytes in virtio-bql") != std::string::npos);
+    CHECK(error_of({"virtio-bql", "--fixed-limit=65536"}).empty());
+    CHECK(error_of({"veth-bql", "--fixed-limit=8"}).empty());
+    CHECK(error_of({"all", "--ring=128"}).empty()); // slots everywhere
 }

@@ -157,6 +157,32 @@ TEST_CASE("lab validate: the event estimate counts segments and the rr flow's ow
         CHECK_FALSE(validate(j).has_value());
 }
 
+TEST_CASE("lab validate: a series too long to keep, and virtio bytes past 2^31, are refused") {
+    // A review (2026-12-05): --sample-us=10 over a minute kept 6e6 samples (473 MB) a run, and
+    // a full virtio ring of 65536 x 256 KB buffers aborted unlimited's 32-bit books.
+    const auto first = [](const char* name, param_lists l) {
+        const auto& sc = find(name);
+        auto jobs = plan({&sc}, {std::move(l)}, {"none"});
+        REQUIRE_FALSE(jobs.empty());
+        return validate(jobs.front());
+    };
+    auto err = first("thread-ring", {{"duration-ms", {60000}}, {"sample-us", {10}}});
+    REQUIRE(err.has_value());
+    CHECK(err->find("--sample-us=10") != std::string::npos);
+    CHECK(err->find("6e+06 time-series samples") != std::string::npos);
+    // The longest run at the default resolution (600,000 samples) is kept.
+    CHECK_FALSE(first("veth-bql", {{"duration-ms", {600000}}, {"nrules", {13000}},
+                                   {"adversarial", {0}}, {"speed-cases", {0}}})
+                    .has_value());
+    err = first("virtio-bql", {{"ring", {65536}}, {"gso-bytes", {262144}}, {"queues", {1}}});
+    REQUIRE(err.has_value());
+    CHECK(err->find("--ring x --gso-bytes must stay below 2^31") != std::string::npos);
+    err = first("virtio-bql", {{"ring", {32768}}, {"gso-bytes", {65536}}, {"queues", {1}}});
+    REQUIRE(err.has_value()); // exactly 2^31
+    CHECK_FALSE(first("virtio-bql", {{"ring", {32767}}, {"gso-bytes", {65536}}, {"queues", {1}}})
+                    .has_value());
+}
+
 TEST_CASE("lab report: a metric that is not finite is null in JSON and '-' in tables") {
     run_result r = blank_result();
     r.scenario = "s";

@@ -153,10 +153,23 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
             const std::size_t eq = arg.find('=');
             const std::string name{arg.substr(2, eq == arg.npos ? arg.npos : eq - 2)};
             bool known_somewhere = false;
+            const param_spec* first = nullptr;
             for (std::size_t s = 0; s < out.scenarios.size(); ++s) {
                 const param_spec* spec = find_spec(*out.scenarios[s], name);
                 if (!spec) continue;
                 known_somewhere = true;
+                // One value cannot mean bytes in one scenario and items in another: `run all
+                // --fixed-limit=8` gave virtio-bql a limit of 8 bytes (a review, 2026-12-05).
+                if (first == nullptr) {
+                    first = spec;
+                } else if ((first->unit == "bytes") != (spec->unit == "bytes")) {
+                    std::string where;
+                    for (const scenario* sc : out.scenarios)
+                        if (const param_spec* p = find_spec(*sc, name))
+                            where += (where.empty() ? "" : ", ") + p->unit + " in " + sc->name;
+                    return "--" + name + " counts different things (" + where +
+                           "): give it to one scenario at a time";
+                }
                 if (eq == arg.npos) return "--" + name + ": expected --" + name + "=VALUE";
                 // The first value would be overridden without a word (review 2026-12-04);
                 // several values are a list: --NAME=a,b.

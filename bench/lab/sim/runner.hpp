@@ -55,7 +55,11 @@ inline std::vector<job> plan(const std::vector<const scenario*>& scs,
 /// Zero costs would otherwise ask for ~10^9 events per simulated second and hours of wall time.
 inline constexpr double event_budget = 3e8;
 
-/// Refusals that depend on a whole case: an empty measurement window, a run over the budget.
+/// Time-series samples one run may keep (see validate()).
+inline constexpr double max_samples_per_run = 1e6;
+
+/// Refusals that depend on a whole case: an empty measurement window, a series too long to
+/// keep, a run over the budget.
 inline std::optional<std::string> validate(const job& j) {
     const double warm = j.params.at("warmup-ms"), dur = j.params.at("duration-ms");
     if (warm >= dur) {
@@ -63,6 +67,18 @@ inline std::optional<std::string> validate(const job& j) {
         std::snprintf(buf, sizeof buf,
                       "--warmup-ms=%g must be below --duration-ms=%g: nothing would be measured",
                       warm, dur);
+        return std::string{buf};
+    }
+    // Every run keeps its time series for the plots (~80 bytes a sample): at --sample-us=10
+    // over the longest --duration-ms a run held ~4.7 GB, and `run thread-ring` keeps 36 runs
+    // (a review, 2026-12-05). The defaults' longest run has 600,000 samples.
+    if (const double n = dur * 1000.0 / j.params.at("sample-us"); n > max_samples_per_run) {
+        char buf[260];
+        std::snprintf(buf, sizeof buf,
+                      "--duration-ms=%g at --sample-us=%g keeps %.3g time-series samples per "
+                      "run, over the cap of %.3g (each run's series is kept for the plots): "
+                      "raise --sample-us or lower --duration-ms",
+                      dur, j.params.at("sample-us"), n, max_samples_per_run);
         return std::string{buf};
     }
     if (j.sc->check)
