@@ -100,6 +100,18 @@ TEST_CASE("vegas: queue estimate against alpha, beta and threshold") {
     SUBCASE("queue 10 (> beta): shrink by lg") {
         CHECK(r.on_sample(200us, 20, false) == 19);
     }
+    // The edges, as Netflix's VegasLimit draws them: queue <= threshold grows by beta, queue <
+    // alpha by lg, queue > beta shrinks; alpha and beta themselves hold (mutation testing,
+    // 2026-12-05: a `<=` at alpha survived every test).
+    SUBCASE("queue 1 (= threshold): grow by beta") {
+        CHECK(r.on_sample(105us, 20, false) == 26); // 20 * (1 - 100/105) = 0.95 -> 1
+    }
+    SUBCASE("queue 3 (= alpha): hold") {
+        CHECK(r.on_sample(115us, 20, false) == 20); // 20 * (1 - 100/115) = 2.6 -> 3
+    }
+    SUBCASE("queue 6 (= beta): hold") {
+        CHECK(r.on_sample(140us, 20, false) == 20); // 20 * (1 - 100/140) = 5.7 -> 6
+    }
     SUBCASE("app-limited (2 * inflight < limit): hold even with no queue") {
         CHECK(r.on_sample(100us, 9, false) == 20);
     }
