@@ -105,6 +105,17 @@ TEST_CASE("capture: a full log drops records and counts them; what it kept is a 
     const auto res = qlimits::read_capture(text, back);
     CHECK_MESSAGE(res.ok, res.reason);
     CHECK(back.dropped_items == 3);
+    // Drops of completions or services alone are written too (mutation testing, 2026-12-05: a
+    // writer that looked at dropped items only survived every test).
+    qlimits::capture_log few(qlimits::capture_capacity{4, 1, 1});
+    few.entered(1, 0);
+    few.completed(1, 5);
+    few.completed(1, 6);
+    CHECK(text_of(few).find("dropped 0 1 0\n") != std::string::npos);
+    qlimits::capture_log svc(qlimits::capture_capacity{4, 4, 1});
+    svc.served(1, 1, 2);
+    svc.served(1, 3, 4);
+    CHECK(text_of(svc).find("dropped 0 0 1\n") != std::string::npos);
 }
 
 TEST_CASE("capture: the text format round-trips every record, meta, param and stat") {
@@ -160,6 +171,8 @@ TEST_CASE("capture: the reader names the line and the reason of every malformed 
     CHECK(error_of(h + "i -1 2 3 1\n") == "3: bad number (expected unsigned decimal below 2^64)");
     CHECK(error_of(h + "i 3 2 3 1\n") ==
           "3: item times out of order (need WANTED <= ENTERED <= DONE)");
+    CHECK(error_of(h + "i 1 3 2 1\n") == // sent before it entered
+          "3: item times out of order (need WANTED <= ENTERED <= DONE)");
     CHECK(error_of(h + "i 1 2 3 4294967296\n") == "3: item units must be 0..2^32-1");
     CHECK(error_of(h + "i 1 5 6 1\n\ni 1 4 6 1\n") == "5: item entered before the previous item");
     CHECK(error_of(h + "c 5 1\nc 4 1\n") == "4: completion before the previous completion");
@@ -177,6 +190,8 @@ TEST_CASE("capture: the reader names the line and the reason of every malformed 
           "3: bad number (expected unsigned decimal below 2^64)");
     CHECK(error_of(h + "x 1\n") == "3: unknown record 'x'");
     CHECK(error_of(h + "i 1 2 3 1\nc 4 2\n") == "0: more units completed than queued");
+    // A dropped item's units are unknown: with drops the units rule cannot be checked.
+    CHECK(error_of(h + "dropped 1 0 0\ni 1 2 3 1\nc 4 5\n") == "ok");
     CHECK(error_of(h + "i 1 2 3 1\ns 4 5 2\n") == "0: more items served than recorded");
     CHECK(error_of(h + "i 1 2 3 1 # trailing comment\r\nc 4 1\n") == "ok");
 }

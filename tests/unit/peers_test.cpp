@@ -230,6 +230,23 @@ TEST_CASE("gradient2: a long RTT above twice the short one decays by 0.95") {
     CHECK(r.long_rtt_ns() == doctest::Approx((10e6 - 9e6 * 2.0 / 601.0) * 0.95));
 }
 
+TEST_CASE("gradient2: the gradient reads the long RTT from before that sample's decay") {
+    // Netflix computes the gradient from the long RTT it just averaged, then decays the stored
+    // one; read after the decay, the gradient would be smaller. With the default tolerance
+    // (1.5) both clamp to 1, so a tolerance of 0.3 and a decay of 0.5 show it (mutation
+    // testing, 2026-12-05: the decayed reading survived every test).
+    qlimits::gradient2_rule r({.initial_limit = 100, .min_limit = 1, .max_limit = 1000,
+                               .smoothing = 1.0, .tolerance = 0.3, .warmup = 1,
+                               .long_rtt_decay = 0.5});
+    CHECK(r.on_sample(300us, 0, false) == 100); // app-limited: only the long RTT (300 us)
+    const double f = 2.0 / 601.0;
+    const double long_before = 300.0 * (1 - f) + 100.0 * f; // us, above twice the short 100
+    // gradient 0.3 * 299.3 / 100 = 0.898 (after the decay: 0.449, clamped to 0.5: 54)
+    CHECK(r.on_sample(100us, 100, false) ==
+          static_cast<std::uint32_t>(100.0 * 0.3 * long_before / 100.0 + 4.0)); // 93
+    CHECK(r.long_rtt_ns() == doctest::Approx(long_before * 1000.0 * 0.5));
+}
+
 TEST_CASE("gradient2: app-limited, bounds and square-root queue growth") {
     qlimits::gradient2_rule r({.smoothing = 0.5});
     CHECK(r.on_sample(1ms, 9, false) == 20); // 9 < 20 / 2
