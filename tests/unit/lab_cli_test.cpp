@@ -672,13 +672,11 @@ TEST_CASE("lab: a sweep leaves out cases that do not use the swept value; --json
     CHECK(adversarial == 1);
     // thread-ring: each pattern reads its own shape (review 2026-12-05: a sweep of
     // --burst-gap-us printed the flood's one run beside every value).
-    const scenario* tr = nullptr;
-    for (const auto& s : all)
-        if (s.name == "thread-ring") tr = &s;
-    REQUIRE(tr != nullptr);
-    REQUIRE(tr->case_ignores);
     run_options t;
     REQUIRE_FALSE(parse({"thread-ring", "--policy=none"}, t));
+    REQUIRE(t.scenarios.size() == 1);
+    const scenario* tr = t.scenarios.front();
+    REQUIRE(tr->case_ignores);
     int patterns = 0;
     for (const auto& j : plan(t.scenarios, t.params, t.policies)) {
         ++patterns;

@@ -400,15 +400,21 @@ private:
                 eng_.at(now(), k_consumer_wake);
                 return 0;
             }
-            // The whole spin, then the fence (the spin went uncharged until a review of
-            // 2026-12-05: --spin-ns=1000000 showed the consumer's CPU of --spin-ns=0).
-            cons_.busy(cons_since_, spin_ns_);
-            const ns_t fence = cost(barrier_ns_);
-            cons_.busy(spin_end, fence);
-            cons_fence_end_ = spin_end + fence;
+            cons_fence_end_ = charge_consumer_spin();
         }
         cons_.wake(now());
         return wake(cons_, cons_fence_end_, k_consumer_wake, 0);
+    }
+
+    /// The consumer's way to sleep after its spin: the whole spin, then the fence; returns the
+    /// fence's end. (The spin went uncharged until a review of 2026-12-05: --spin-ns=1000000
+    /// showed the consumer's CPU of --spin-ns=0.)
+    ns_t charge_consumer_spin() {
+        cons_.busy(cons_since_, spin_ns_);
+        const ns_t spin_end = cons_since_ + spin_ns_;
+        const ns_t fence = cost(barrier_ns_);
+        cons_.busy(spin_end, fence);
+        return spin_end + fence;
     }
 
     /// Wake `sleeper` (waiting since `since`); returns the waker's CPU for the wake call (the
@@ -504,10 +510,7 @@ private:
         }
         // A consumer still asleep at the end has spun (and fenced after the spin) as
         // wake_consumer() charges at a wake-up; busy() counts what lies in the window.
-        if (consumer_asleep_ && spin_ns_ != 0) {
-            cons_.busy(cons_since_, spin_ns_);
-            cons_.busy(cons_since_ + spin_ns_, cost(barrier_ns_));
-        }
+        if (consumer_asleep_ && spin_ns_ != 0) (void)charge_consumer_spin();
         report_costs(r, prod_, cons_, departures_, sojourn_);
         r.set("producer_stops_per_s", static_cast<double>(stops_) / secs);
         r.set("cpu_util", static_cast<double>(cons_.cpu_ns) / static_cast<double>(w_.end - w_.begin));
