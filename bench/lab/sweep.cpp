@@ -31,17 +31,11 @@ std::optional<std::string> sweep_values(const sim::param_spec& spec, const std::
     std::string hi_text = text.substr(dots + 2);
     std::size_t n = 6;
     if (const std::size_t colon = hi_text.find(':'); colon != std::string::npos) {
-        char* end = nullptr;
         const std::string count = hi_text.substr(colon + 1);
-        // Digits only: strtol alone took "+3" and " 3" (review 2026-12-05); leading zeros
-        // do not count towards the length.
-        const std::size_t lead = std::min(count.find_first_not_of('0'), count.size());
-        const bool digits = !count.empty() && count.size() - lead <= 4 &&
-                            count.find_first_not_of("0123456789") == std::string::npos;
-        const long v = digits ? std::strtol(count.c_str() + lead, &end, 10) : 0;
-        if (!digits || v < 2 || v > 1000)
+        const std::optional<long> v = sim::plain_count(count, 2, 1000);
+        if (!v)
             return "'" + count + "': the number of points must be a whole number in [2, 1000]";
-        n = static_cast<std::size_t>(v);
+        n = static_cast<std::size_t>(*v);
         hi_text = hi_text.substr(0, colon);
     }
     double lo = 0, hi = 0;

@@ -294,6 +294,8 @@ TEST_CASE("dql: an enqueue above the maximum object is refused and counted") {
     CHECK(after.last_obj_cnt == 10); // not even the last object size changes
     CHECK(f.q.stats().rejected_enqueues == 1);
     CHECK(f.q.on_queued(qlimits::dql_max_object, at(0))); // the maximum itself is fine
+    f.q.reset(at(1));
+    CHECK(f.q.stats().rejected_enqueues == 1); // a lifetime count, kept as documented
 }
 
 TEST_CASE("dql: zero-sized calls are real operations") {

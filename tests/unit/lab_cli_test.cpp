@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -186,6 +187,11 @@ TEST_CASE("lab run arguments: accepted forms") {
     CHECK(o.params[0].contains("qdisc"));
     CHECK_FALSE(o.params[0].contains("nrules"));
     CHECK(o.params[1].at("nrules") == std::vector<double>{0, 3500});
+    run_options z; // leading zeros are digits; "-0" is 0 (it printed as -0 in case names)
+    REQUIRE_FALSE(parse({"veth-bql", "--jobs=002", "--nrules=-0"}, z).has_value());
+    CHECK(z.jobs == 2);
+    REQUIRE(z.params[0].at("nrules").size() == 1);
+    CHECK_FALSE(std::signbit(z.params[0].at("nrules")[0]));
     run_options d;
     REQUIRE_FALSE(parse({"veth-bql"}, d).has_value());
     CHECK(d.svg_dir == "lab-out");
@@ -228,6 +234,10 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"nope"}).find("unknown scenario") != std::string::npos);
     CHECK(error_of({"veth-bql", "--policy=magic"}).find("unknown policy") != std::string::npos);
     CHECK(error_of({"veth-bql", "--jobs=0"}).find("--jobs") != std::string::npos);
+    // review 2026-12-06: strtol alone took a sign and leading blanks
+    for (const char* j : {"--jobs=+3", "--jobs= 3", "--jobs=3x", "--jobs=-1", "--jobs=257",
+                          "--jobs=99999999999999999999"})
+        CHECK(error_of({"veth-bql", j}).find("--jobs") != std::string::npos);
     CHECK(error_of({"veth-bql", "--json"}).find("needs a value") != std::string::npos);
     CHECK(error_of({"veth-bql", "--policy"}).find("policy names") != std::string::npos);
     CHECK(error_of({"veth-bql", "stray"}).find("unexpected argument") != std::string::npos);

@@ -330,6 +330,8 @@ TEST_CASE("peer_policy: over-completion and a bad config go to the contract hand
     CHECK(p.stats().samples == 0);
     CHECK_FALSE(p.on_queued(qlimits::peer_policy<qlimits::aimd_rule, clock_ns>::max_object + 1));
     CHECK(p.stats().rejected_enqueues == 1);
+    p.reset(tp{});
+    CHECK(p.stats().rejected_enqueues == 1); // a lifetime count, kept as documented
 }
 
 TEST_CASE("peer_policy: reset forgets inflight, the measurement and the rule's state") {

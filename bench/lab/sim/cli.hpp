@@ -142,11 +142,9 @@ inline std::optional<std::string> parse_run(int argc, char** argv,
         } else if (is_opt(arg, "--jobs")) {
             if (auto e = once("--jobs")) return e;
             if (auto e = value_of(i, arg, "--jobs", v, "a whole number")) return e;
-            char* end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (end != v.c_str() + v.size() || n < 1 || n > 256)
-                return "--jobs=" + v + ": expected a whole number in [1, 256]";
-            out.jobs = static_cast<unsigned>(n);
+            const std::optional<long> n = plain_count(v, 1, 256);
+            if (!n) return "--jobs=" + v + ": expected a whole number in [1, 256]";
+            out.jobs = static_cast<unsigned>(*n);
         } else if (arg.size() > 2 && arg.substr(0, 2) == "--") {
             // A model parameter: --name=value, known to at least one selected scenario and
             // valid for every selected scenario that has it.

@@ -93,6 +93,17 @@ inline std::optional<std::string> whole_digits(std::string_view s) {
     return first == std::string::npos ? std::string{"0"} : digits.substr(first);
 }
 
+/// A count typed as plain digits ("3", "007"), within [lo, hi]; nothing otherwise. strtol alone
+/// took "+3" and " 3" (reviews 2026-12-05 and -06).
+inline std::optional<long> plain_count(std::string_view s, long lo, long hi) {
+    const std::size_t lead = std::min(s.find_first_not_of('0'), s.size());
+    if (s.empty() || s.size() - lead > 9 || s.find_first_not_of("0123456789") != s.npos)
+        return std::nullopt;
+    const long v = std::strtol(std::string{s.substr(lead)}.c_str(), nullptr, 10);
+    if (v < lo || v > hi) return std::nullopt;
+    return v;
+}
+
 /// Parse one value of `spec` from text. Returns the error, in words, or nothing.
 inline std::optional<std::string> parse_value(const param_spec& spec, std::string_view text,
                                               double& out) {
@@ -138,7 +149,7 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
         whole_digits(s) != std::to_string(static_cast<unsigned long long>(v)))
         return "'" + s + "' cannot be taken exactly (above 2^53, a double holds no such whole "
                          "number)";
-    out = v;
+    out = v == 0 ? 0.0 : v; // "-0" is 0, not a -0 printed in case names
     return std::nullopt;
 }
 

@@ -204,7 +204,8 @@ public:
         n_.complete_counted(n);
         return true;
     }
-    /// Forget everything in flight. Call only while neither side is running.
+    /// Forget everything in flight; rejected_enqueues is kept (a lifetime count). Call only
+    /// while neither side is running.
     void reset(time_point) noexcept { n_.reset(); }
     /// Change the limit (completion side). Refused (false, unchanged) above fixed_max_limit.
     bool set_limit(std::uint32_t v) noexcept {
@@ -260,6 +261,7 @@ public:
         n_.complete_counted(n);
         return true;
     }
+    /// As fixed_limit::reset().
     void reset(time_point) noexcept { n_.reset(); }
 
     /// UINT32_MAX: no limit.

@@ -140,7 +140,8 @@ public:
         feed(rtt, inflight_items, dropped);
     }
 
-    /// Forget everything in flight and start the rule again. Call only while neither side runs.
+    /// Forget everything in flight and start the rule again; rejected_enqueues is kept (a
+    /// lifetime count). Call only while neither side runs.
     void reset(time_point) noexcept {
         n_.reset();
         probe_.disarm();

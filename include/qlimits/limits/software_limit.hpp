@@ -338,7 +338,8 @@ public:
     void on_consumer_idle(duration spent) noexcept { (void)count_away(spent); }
 
     /// Forget everything in flight and every estimate: counters to 0, the limit back to its
-    /// start (the cache floor within [min_limit, max_limit]). Call only while neither side runs.
+    /// start (the cache floor within [min_limit, max_limit]). Kept: the configuration and
+    /// rejected_enqueues (a lifetime count). Call only while neither side runs.
     void reset(time_point now) noexcept {
         const std::uint64_t t = ticks_of(now);
         p_.queued.store(0, std::memory_order_relaxed);
