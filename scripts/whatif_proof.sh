@@ -17,13 +17,27 @@ capture_policy=${CAPTURE_POLICY:-none}
 source=${SOURCE:-}
 mkdir -p "$out"
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+# Exit 1 is a run whose checks failed (its rows are kept, marked in the table); anything else
+# (bad arguments, a timeout, a crash) stops the script, and no file of an earlier run is read in
+# place of this run's (a review, 2026-12-06: a failed step printed the last run's table).
+step() { # step NAME TEXT_FILE COMMAND...: run, keep exit 0 and 1, stop on the rest
+  local name=$1 txt=$2 rc=0
+  shift 2
+  timeout 900 "$@" >"$txt" || rc=$?
+  if [ "$rc" -eq 1 ]; then
+    echo "$name: checks failed (see $txt); rows kept, marked"
+  elif [ "$rc" -ne 0 ]; then
+    echo "$name: failed with exit $rc (see $txt)" >&2
+    exit "$rc"
+  fi
+}
 for p in ${patterns//,/ }; do
-  timeout 900 "$lab" pipeline --pattern="$p" --policy="$policies" --capture-policy="$capture_policy" \
-    --capture "$out/$p.capture" --duration-ms="${DURATION_MS:-500}" --warmup-ms="${WARMUP_MS:-100}" \
-    --repeat="${REPEAT:-3}" --json "$out/$p.real.json" >"$out/$p.real.txt" ||
-    echo "pipeline $p: checks failed (see $out/$p.real.txt); rows kept"
-  timeout 900 "$lab" whatif "$out/$p.capture" --policy="$policies" ${source:+--source="$source"} \
-    --json "$out/$p.whatif.json" --svg "$out" >"$out/$p.whatif.txt" ||
-    echo "whatif $p: checks failed (see $out/$p.whatif.txt)"
+  rm -f "$out/$p.capture" "$out/$p.real.json" "$out/$p.whatif.json"
+  step "pipeline $p" "$out/$p.real.txt" "$lab" pipeline --pattern="$p" --policy="$policies" \
+    --capture-policy="$capture_policy" --capture "$out/$p.capture" \
+    --duration-ms="${DURATION_MS:-500}" --warmup-ms="${WARMUP_MS:-100}" --repeat="${REPEAT:-3}" \
+    --json "$out/$p.real.json"
+  step "whatif $p" "$out/$p.whatif.txt" "$lab" whatif "$out/$p.capture" --policy="$policies" \
+    ${source:+--source="$source"} --json "$out/$p.whatif.json" --svg "$out"
 done
 python3 "$(dirname "$0")/whatif_table.py" "$out" "$patterns" "$capture_policy"

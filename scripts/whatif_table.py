@@ -5,7 +5,8 @@ usage: whatif_table.py OUTDIR PATTERNS CAPTURE_POLICY   (reads OUTDIR/P.real.jso
 import json, sys
 out, patterns, cap = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 def load(path):
-    return {r["policy"]: r["metrics"] for r in json.load(open(path))}
+    # A run whose checks failed is kept, and its row says so.
+    return {r["policy"]: dict(r["metrics"], failed=bool(r.get("checks"))) for r in json.load(open(path))}
 print(f"\ncaptured under {cap}; goal: |predicted - measured| / measured <= 20%\n")
 print("| pattern | policy | measured items/s | predicted | off | measured soj.p99 us | predicted | off "
       "| real x none, rounds' min-max |")
@@ -16,15 +17,16 @@ for p in patterns:
     real, pred = load(f"{out}/{p}.real.json"), load(f"{out}/{p}.whatif.json")
     for pol, m in real.items():
         if pol not in pred: continue
-        row = [p, pol + (" (captured)" if pol == cap else "")]
-        ok = True
+        failed = m["failed"] or pred[pol]["failed"]
+        row = [p, pol + (" (captured)" if pol == cap else "") + (" CHECKS FAILED" if failed else "")]
+        ok = not failed
         for key in ("throughput_pps", "sojourn_p99_us"):
             a, b = m.get(key), pred[pol].get(key)
             if not a or b is None:
                 row += ["-", "-", "-"]; ok = False; continue
             off = (b - a) / a
             ok = ok and abs(off) <= 0.20
-            hits[key] += abs(off) <= 0.20
+            hits[key] += (not failed) and abs(off) <= 0.20
             row += [f"{a:.4g}", f"{b:.4g}", f"{100 * off:+.0f}%"]
         spread = (m.get("throughput_x_none_min"), m.get("throughput_x_none_max"))
         row.append(f"{spread[0]:.2f}-{spread[1]:.2f}" if None not in spread else "-")

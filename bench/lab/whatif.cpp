@@ -85,7 +85,7 @@ int whatif_main(int argc, char** argv) {
             // work (--work-ns above); the run's length defaults to the capture's span.
             std::vector<sim::param_spec> shown;
             for (sim::param_spec s : specs) {
-                if (s.name == "work-ns" || sim::whatif::is_producer_shape(s.name))
+                if (!sim::whatif::is_replayed(s.name))
                     continue;
                 // The sources say so too (they named the synthetic run's 1.5 s: a review).
                 if (s.name == "duration-ms") {
@@ -162,6 +162,12 @@ int whatif_main(int argc, char** argv) {
             sim::whatif::is_producer_shape(std::string_view{arg}.substr(2, eq - 2)))
             return refuse(arg.substr(0, eq) +
                           " shapes thread-ring's own producer; a replay's producer is the capture");
+        if (const std::size_t eq = arg.find('=');
+            eq != std::string::npos &&
+            sim::whatif::is_unused_scale(std::string_view{arg}.substr(2, eq - 2)))
+            return refuse(arg.substr(0, eq) +
+                          " scales thread-ring's synthetic work; a replay's work is the capture's "
+                          "service times, or --work-ns as given");
     }
     if (file.empty())
         return refuse("missing CAPTURE (see --help)");
@@ -251,7 +257,10 @@ int whatif_main(int argc, char** argv) {
         sim::run_result r = sim::whatif::replay(w, values, row, *source);
         r.case_label = std::filesystem::path(file).filename().string() + " " + src;
         for (const auto& [n, v] : values)
-            r.params.emplace_back(n, sim::fmt_num(v, "%.10g"));
+            if (sim::whatif::is_replayed(n))
+                r.params.emplace_back(n, sim::fmt_num(v, "%.10g"));
+        if (work_ns)
+            r.params.emplace_back("work-ns", sim::fmt_num(*work_ns, "%.10g"));
         results.push_back(std::move(r));
     }
     results.front().case_label = results.size() > 1 ? results[1].case_label : file;
@@ -267,6 +276,31 @@ int whatif_main(int argc, char** argv) {
                      "row is empty; a shorter --warmup-ms measures it\n",
                      values["warmup-ms"], values["duration-ms"]);
     print_rows(results, results.front().get("throughput_pps").value_or(0));
+    // Two ways a replay can be far from what it replays, each said rather than left to the
+    // reader (review 2026-12-06).
+    // A producer that never called log.wanted(): every item "wanted" at its entry, so a hold by
+    // the captured policy reads as the producer's own time (closed loop) or as a late arrival
+    // (open loop), and no policy replays faster than the capture.
+    bool any_wanted = false;
+    for (const auto& it : cap.items)
+        any_wanted = any_wanted || it.wanted_ns != it.entered_ns;
+    if (!any_wanted)
+        std::fprintf(stderr,
+                     "qlimits-lab whatif: note: no item of %s was wanted before it entered the "
+                     "ring (the producer did not call log.wanted()?): the captured policy's "
+                     "holds then count as the producer's own time, and no replay can be faster "
+                     "than the capture\n",
+                     file.c_str());
+    // The captured policy replayed: the model's error on this program and machine, which the
+    // other rows share. (The proof runs, scripts/whatif_proof.sh, are within 20 %.)
+    const std::string captured_policy = cap.meta_or("policy");
+    if (const auto x = sim::whatif::own_replay_off(results, captured_policy))
+        std::fprintf(stderr,
+                     "qlimits-lab whatif: note: the replay of the captured policy (%s) gives "
+                     "%.3gx the captured throughput: the twin misses costs of this program or "
+                     "machine (docs/lab.md, \"What-if\"); compare the other rows with that "
+                     "row, not with the capture\n",
+                     captured_policy.c_str(), *x);
 
     bool ok = true;
     if (!json_file.empty()) {

@@ -501,15 +501,32 @@ TEST_CASE("lab binary: whatif replays a capture, and refuses a bad one by line a
              "whatif " + ok + " --policy=none --policy=fixed", "whatif " + ok + " --ring=8 --ring=16",
              "whatif " + ok + " --source=open --source=closed",
              "whatif " + ok + " --svg=" + dir.string() + " --no-svg",
+             // review 2026-12-06: accepted, listed, and it changed nothing
+             "whatif " + ok + " --work-scale=2",
              "pipeline --policy=none --policy=fixed", "pipeline --work-ns=100 --work-ns=0",
              "pipeline --json= " + dir.string() + "/p.json", "demo extra"})
         run(args, 2);
     CHECK(run("whatif " + dir.string(), 2).find("a directory") != std::string::npos);
+    // review 2026-12-06: a capture without log.wanted() caps every replay at the capture's pace,
+    // and the captured policy's replay far from the capture; each said on stderr.
+    {
+        std::ofstream f(dir / "unmarked.capture");
+        f << "qlimits-capture v1\nmeta policy none\nmeta ring 256\nmeta batch 64\n";
+        for (std::uint64_t k = 0; k < 2000; ++k) {
+            const std::uint64_t t = 2000 * k;
+            f << "i " << t << ' ' << t << ' ' << t << " 1\nc " << t + 100 << " 1\ns " << t + 100
+              << ' ' << t + 600 << " 1\n";
+        }
+    }
+    CHECK(run("whatif " + dir.string() + "/unmarked.capture --policy=none --no-svg", 0)
+              .find("did not call log.wanted()") != std::string::npos);
+    CHECK(run("whatif " + ok + " --policy=none --no-svg --ring=8 --batch=8", 0)
+              .find("log.wanted()") == std::string::npos);
     // --list shows what a replay takes: not the synthetic producer's shape nor its work, and
     // the run's length as the capture's (it listed thread-ring's 2000 ms and --pattern).
     const std::string list = run("whatif --list", 0);
     for (const char* gone : {"--pattern=", "--rate=", "--burst=", "--burst-gap-us=", "--work-ns=",
-                             "--duration-ms=2000"})
+                             "--work-scale=", "--duration-ms=2000"})
         CHECK_MESSAGE(list.find(gone) == std::string::npos, gone);
     CHECK(list.find("--duration-ms=(the capture's span") != std::string::npos);
     // A capture whose first items have no units (control messages): no completion times them.

@@ -380,3 +380,88 @@ TEST_CASE("whatif: a capture's param and meta lines obey the command line's rule
     CHECK_FALSE(whatif::values_for(c, w, {{"seed", {5}}}, v).has_value());
     CHECK(v["seed"] == 5);
 }
+
+namespace {
+/// `n` items one per us from `origin`, each taken 500 ns after it entered and served at once.
+std::string paced_capture(std::uint64_t origin, int n, const std::string& preamble = {}) {
+    std::string text = "qlimits-capture v1\n" + preamble;
+    for (int i = 0; i < n; ++i) {
+        const std::uint64_t t = origin + static_cast<std::uint64_t>(i) * 1000;
+        const auto done = std::to_string(t + 500);
+        text += "i " + std::to_string(t) + " " + std::to_string(t + 10) + " " +
+                std::to_string(t + 20) + " 1\nc " + done + " 1\ns " + done + " " + done + " 1\n";
+    }
+    return text;
+}
+} // namespace
+
+TEST_CASE("whatif: a capture's clock near 2^64 shows the same captured row as one from 0") {
+    // Review 2026-12-06: the window was w0 + duration, which wrapped, and the row was empty.
+    qlimits::capture_data c0, c1;
+    trace_workload w0, w1;
+    read_workload(paced_capture(0, 3000), c0, w0);
+    read_workload(paced_capture(~std::uint64_t{0} - 3'100'000, 3000), c1, w1);
+    param_values v0, v1;
+    REQUIRE(!whatif::values_for(c0, w0, {}, v0));
+    REQUIRE(!whatif::values_for(c1, w1, {}, v1));
+    const double a = whatif::observed(c0, v0).get("throughput_pps").value_or(0);
+    CHECK(a == doctest::Approx(1e6).epsilon(0.02));
+    CHECK(whatif::observed(c1, v1).get("throughput_pps").value_or(0) == a);
+}
+
+TEST_CASE("whatif: a short capture replays for --duration-ms's least, with a warm-up") {
+    // Review 2026-12-06: a 3 ms capture replayed for 3 ms with no warm-up, a length the command
+    // line refuses (--duration-ms is at least 10).
+    qlimits::capture_data c;
+    trace_workload w;
+    read_workload(paced_capture(0, 3000), c, w);
+    param_values v;
+    REQUIRE(!whatif::values_for(c, w, {}, v));
+    CHECK(v.at("duration-ms") == 10);
+    CHECK(v.at("warmup-ms") == 1);
+}
+
+TEST_CASE("whatif: a capture's work-scale line is read over; an empty capture says it is empty") {
+    // Review 2026-12-06: work-scale scales thread-ring's synthetic work, which a replay does not
+    // use; the pipeline writes its calibration into captures, so the line is accepted and
+    // changes nothing (the command line's --work-scale is refused, lab_cli_test).
+    qlimits::capture_data c, d;
+    trace_workload w, x;
+    read_workload(paced_capture(0, 3000), c, w);
+    read_workload(paced_capture(0, 3000, "param work-scale 0.5\n"), d, x);
+    param_values v, u;
+    REQUIRE(!whatif::values_for(c, w, {}, v));
+    const auto e = whatif::values_for(d, x, {}, u);
+    REQUIRE_MESSAGE(!e, (e ? *e : ""));
+    CHECK(u == v);
+    CHECK_FALSE(whatif::is_replayed("work-scale"));
+    CHECK_FALSE(whatif::is_replayed("pattern"));
+    CHECK(whatif::is_replayed("ring"));
+    // Empty: the reason is the items, not the missing service records.
+    qlimits::capture_data none;
+    REQUIRE(qlimits::read_capture("qlimits-capture v1\n", none).ok);
+    trace_workload nw;
+    const auto err = make_trace_workload(none, std::nullopt, nw);
+    REQUIRE(err.has_value());
+    CHECK(err->find("fewer than 2 items") != std::string::npos);
+}
+
+TEST_CASE("whatif: the captured policy's replay far from the capture is flagged") {
+    // Review 2026-12-06: examples/capture_channel's own policy replayed at 4.4x its capture,
+    // and nothing said so.
+    auto row = [](const char* policy, double pps) {
+        run_result r = blank_result();
+        r.policy = policy;
+        r.set("throughput_pps", pps);
+        return r;
+    };
+    const std::vector<run_result> rs{row("captured", 1000), row("none", 5000), row("dql-batch", 4400)};
+    REQUIRE(whatif::own_replay_off(rs, "dql-batch").has_value());
+    CHECK(*whatif::own_replay_off(rs, "dql-batch") == doctest::Approx(4.4));
+    CHECK_FALSE(whatif::own_replay_off(rs, "fixed").has_value());  // not replayed
+    CHECK_FALSE(whatif::own_replay_off(rs, "").has_value());       // no meta policy
+    const std::vector<run_result> close{row("captured", 1000), row("none", 1240)};
+    CHECK_FALSE(whatif::own_replay_off(close, "none").has_value()); // within 0.8-1.25x
+    const std::vector<run_result> slow{row("captured", 1000), row("none", 790)};
+    CHECK(whatif::own_replay_off(slow, "none").has_value());
+}

@@ -64,6 +64,9 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
                                                       std::optional<double> work_ns,
                                                       trace_workload& out) {
     out = trace_workload{};
+    // First: an empty capture is told it is empty, not that it lacks service records.
+    if (c.items.size() < 2)
+        return std::string{"the capture has fewer than 2 items"};
     std::vector<double> service;
     if (work_ns) {
         service.assign(c.items.size(), *work_ns);

@@ -33,6 +33,18 @@ inline bool is_producer_shape(std::string_view name) {
     return name == "pattern" || name == "rate" || name == "burst" || name == "burst-gap-us";
 }
 
+/// work-scale scales thread-ring's synthetic work (work-ns x work-scale). A replay's work is the
+/// capture's service records, or --work-ns taken as given: it does not apply (review
+/// 2026-12-06: accepted and listed, it changed nothing). A capture's `param work-scale` line
+/// (the pipeline writes its calibration) is read over; the command line's is refused.
+inline bool is_unused_scale(std::string_view name) { return name == "work-scale"; }
+
+/// Whether a parameter's value goes into a replay's JSON `params`: not the synthetic producer's
+/// shape, its work or the scale of that work (the replay does not use them).
+inline bool is_replayed(std::string_view name) {
+    return !is_producer_shape(name) && !is_unused_scale(name) && name != "work-ns";
+}
+
 /// Parameter values for a capture: the specs' defaults; then the run's length from the capture
 /// (duration = its span, warm-up a tenth of it); then its `param` lines and its `meta ring` /
 /// `meta batch`; the caller's values (`user`, already parsed) last. Returns an error for a
@@ -50,7 +62,12 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
         out[s.name] = d.front();
     }
     const double span_ms = std::ceil(static_cast<double>(w.span) / 1e6);
-    out["duration-ms"] = std::max(2.0, span_ms);
+    // At least the shortest --duration-ms takes (10 ms): a 2 ms default for a short capture
+    // was below what the command line allows, with no warm-up (review 2026-12-06).
+    double shortest = 10;
+    for (const auto& s : specs)
+        if (s.name == "duration-ms") shortest = s.min;
+    out["duration-ms"] = std::max(shortest, span_ms);
     out["warmup-ms"] = std::floor(out["duration-ms"] / 10);
     const auto set = [&](const std::string& name, double v,
                          const char* from) -> std::optional<std::string> {
@@ -84,6 +101,8 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
         if (is_producer_shape(name))
             return "capture param " + name +
                    ": shapes thread-ring's own producer; a replay's producer is the capture";
+        if (is_unused_scale(name))
+            continue;
         // A value the caller gives replaces the line (below), which is then not judged.
         if (const auto given = user.find(name); given != user.end() && !given->second.empty())
             continue;
@@ -170,15 +189,17 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
     r.policy = "captured";
     if (c.items.empty())
         return r;
+    // Times from the first item's wanted time: a capture's clock may start anywhere, up to
+    // 2^64 - 1, where w0 + the duration wrapped and left the window empty (review 2026-12-06).
     const auto w0 = c.items.front().wanted_ns;
+    const auto since = [w0](std::uint64_t t) { return t > w0 ? t - w0 : 0; };
     // Up to the capture's own end: a --duration-ms longer than the capture must not spread its
     // items over time it does not cover.
-    const ns_t end = c.completions.empty() ? w0 : c.completions.back().at_ns;
-    const ns_t begin = w0 + static_cast<ns_t>(p.at("warmup-ms")) * ns_per_ms;
+    const ns_t end = c.completions.empty() ? 0 : since(c.completions.back().at_ns);
     const ns_t after_end = end == ~ns_t{0} ? end : end + 1; // a last completion at 2^64 - 1
-    const window win{begin, std::max(begin, std::min(after_end,
-                                                     w0 + static_cast<ns_t>(p.at("duration-ms")) *
-                                                              ns_per_ms))};
+    const ns_t begin = static_cast<ns_t>(p.at("warmup-ms")) * ns_per_ms;
+    const ns_t length = static_cast<ns_t>(p.at("duration-ms")) * ns_per_ms;
+    const window win{begin, std::max(begin, std::min(after_end, length))};
     histogram soj, upstream;
     std::uint64_t taken = 0, covered = 0;
     std::size_t k = 0;
@@ -192,7 +213,7 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
             continue; // a zero-unit item before any completion: none times it (there was no
                       // completion before it to read)
         const ns_t at = c.completions[k - 1].at_ns;
-        if (!win.contains(at))
+        if (at < w0 || !win.contains(since(at)))
             continue;
         soj.add(at > it.entered_ns ? at - it.entered_ns : 0);
         upstream.add(it.entered_ns - it.wanted_ns);
@@ -204,6 +225,24 @@ inline run_result observed(const qlimits::capture_data& c, const param_values& p
     r.set("sojourn_p99_us", soj.quantile(0.99) / 1000);
     r.set("send_wait_p99_us", upstream.quantile(0.99) / 1000);
     return r;
+}
+
+/// The replay of the captured policy (`policy`, the capture's `meta policy`) against the
+/// capture itself (`rs` front, observed()): its throughput ratio when outside [0.8, 1.25],
+/// where the twin misses costs of the captured program or machine that every row shares;
+/// nothing when within, or when no row replays that policy. 0.8-1.25: the proof runs' goal
+/// of +-20 % (scripts/whatif_proof.sh), taken symmetric in ratio.
+inline std::optional<double> own_replay_off(const std::vector<run_result>& rs,
+                                            std::string_view policy) {
+    const double captured = rs.empty() ? 0 : rs.front().get("throughput_pps").value_or(0);
+    for (std::size_t k = 1; k < rs.size() && captured > 0; ++k) {
+        if (rs[k].policy != policy)
+            continue;
+        const double x = rs[k].get("throughput_pps").value_or(0) / captured;
+        if (x < 0.8 || x > 1.25)
+            return x;
+    }
+    return std::nullopt;
 }
 
 } // namespace lab::sim::whatif

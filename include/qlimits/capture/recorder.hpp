@@ -13,7 +13,8 @@
 // consumer serves) and every completion of one unit or more the adapter reports, with its own
 // clock read (std::chrono::steady_clock: the policy's clock may be a coarse jiffy clock). The
 // producer calls `log.wanted()` before each send and `log.sent()` after it (both optional: an
-// item without them wanted and finished its send when it entered); the consumer calls
+// item without them wanted and finished its send when it entered, so a replay cannot tell a
+// send the policy held from the producer's own time, and whatif says so); the consumer calls
 // `log.served(items, start)` after working on what it took (without it whatif needs a
 // constant --work-ns). Every call also has an overload taking the time in ns since the log's
 // origin, for simulators. Those times must not go back: an entry, a completion or a service
