@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does `qlimits-lab whatif` predict? For each pattern: run `qlimits-lab pipeline` (real threads)
-# under every policy, capturing the first round's run of one policy (--capture-policy); replay
+# under every policy, capturing one more run of one policy (--capture-policy); replay
 # that capture under every policy with `whatif`; print predicted vs measured throughput and
 # sojourn p99 side by side, and which rows are within +-20%. Nothing is tuned: whatif uses the
 # capture and the costs `calibrate` measured during the same pipeline invocation.

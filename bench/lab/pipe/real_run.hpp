@@ -7,8 +7,10 @@
 //    it; the producer's wait from an item being ready to its entry is reported apart
 //    (send_wait, over every send of the window: 0-1 us for the sends that did not block in a
 //    flood). Ready: when the producer got round to it in a flood; its due time when paced,
-//    its burst's release in bursts, so the open-loop patterns count the wait behind items a
-//    limit held back;
+//    its burst's release in bursts, so both count the wait behind items a limit held back.
+//    (Paced is open loop: items fall due on a schedule. Bursts are closed loop: a burst is
+//    released a gap after the previous one was sent, so a delay a limit adds to the next
+//    release is in neither the send wait nor a schedule);
 //  - inflight is time-weighted: each side integrates its own count over the window (the
 //    producer at each entry stamp, which the ring hands back, the consumer at each take
 //    stamp), and the window's items are counted by their take stamps. Little's law then
@@ -17,7 +19,8 @@
 //    once on each side: the check is one of transport (no item lost, duplicated or counted on
 //    one side only), not of the stamps themselves;
 //  - CPU per item comes from each thread's CPU clock (CLOCK_THREAD_CPUTIME_ID) read by that
-//    thread at the window's edges (less, when paced, the producer's spin to each due time);
+//    thread at the window's edges, less the producer's pacing: its naps and spin to each due
+//    time (paced) and its sleep between bursts (pacing_timer below);
 //    wake-ups and stops from the channel's own counters, read by a third thread at the edges
 //    and divided by the time between the two readings;
 //  - conservation: every item sent is taken, or found in the ring after both threads stopped,
@@ -38,6 +41,7 @@
 
 #include "pipe/busy_work.hpp"
 #include "pipe/erased_policy.hpp"
+#include "pipe/pacing.hpp"
 #include "pipe/spsc_ring.hpp"
 #include "qlimits/adapters/channel.hpp"
 #include "qlimits/capture/recorder.hpp"
@@ -50,6 +54,7 @@ namespace lab::pipe {
 /// This thread's CPU time (user + system), from its CPU clock: exact to the nanosecond where
 /// getrusage(RUSAGE_THREAD) moves in scheduler ticks (25-31 % off over a 10 ms window here).
 inline std::uint64_t thread_cpu_ns() noexcept { return busy_work::cpu_ns(); }
+
 
 struct workload {
     std::size_t ring = 256, item_bytes = 64, batch = 64, burst = 64;
@@ -126,7 +131,7 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     std::uint64_t t0 = 0, w0 = 0, w1 = 0;
     // Producer books.
     std::uint64_t sent = 0, sent_before = 0, p_cpu0 = 0, p_cpu1 = 0;
-    std::uint64_t p_pacing_cpu = 0; // the paced producer's CPU spent spinning to the due time
+    pacing_timer pacing; // the producer's CPU spent pacing itself (paced, bursts)
     double p_integral = 0;
     // Consumer books.
     std::uint64_t taken = 0, taken_before = 0, c_cpu0 = 0, c_cpu1 = 0, checksum = 0;
@@ -149,32 +154,34 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
             }
             if (s.pattern == 1 && seq > 0 && seq % s.burst == 0) {
                 // The gap, cut at the window's end (a gap longer than the window would
-                // otherwise keep the run going after it).
+                // otherwise keep the run going after it). Its sleep call is pacing, not sending.
                 const auto gap = static_cast<std::uint64_t>(s.burst_gap_us * 1000);
+                if (gap > 0) pacing.begin(in);
                 std::this_thread::sleep_for(
                     std::chrono::nanoseconds{static_cast<std::int64_t>(std::min(gap, w1 - t))});
+                if (gap > 0) pacing.end(in);
                 if ((t = now_ns()) >= w1) break;
             }
             if (s.pattern == 1 && seq % s.burst == 0) released = t;
             if (s.pattern == 2) {
-                // The next item's due time, also cut at the window's end. The spin to it is
-                // pacing, not the cost of sending: left out of the producer's CPU.
-                // Timed with the wall clock it reads anyway: busy, its wall time is its CPU
-                // time (a thread CPU clock read costs ~1.3 us on this VM, more than the gap at
-                // 1 M items/s: read per item, it made the producer fall behind; a review).
+                // The next item's due time, also cut at the window's end. The wait for it is
+                // pacing, not the cost of sending: left out of the producer's CPU (pacing_timer).
                 due += gap_ns;
                 std::uint64_t last = now_ns();
                 t = last;
+                const bool long_wait = due - static_cast<double>(t) > pacing_timer::long_ns;
+                if (long_wait) pacing.begin(in);
                 while (static_cast<double>(t) < due && t < w1) {
                     if (due - static_cast<double>(t) > 200'000) {
                         std::this_thread::sleep_for(std::chrono::microseconds{100});
-                        last = t = now_ns(); // a nap, not CPU
+                        last = t = now_ns();
                         continue;
                     }
                     t = now_ns();
-                    if (in) p_pacing_cpu += t - last;
+                    if (in && !long_wait) pacing.add_spin(t - last);
                     last = t;
                 }
+                if (long_wait) pacing.end(in);
                 if (t >= w1) break;
             }
             unsigned char* p = &pool[(seq % pool_slots) * s.item_bytes];
@@ -267,7 +274,7 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
     const double window_ns = static_cast<double>(w1 - w0);
     const double occupied0 = static_cast<double>(sent_before) - static_cast<double>(taken_before);
     m.inflight_mean = (occupied0 * window_ns + p_integral - c_integral) / window_ns;
-    m.producer_cpu_ns = p_cpu1 - p_cpu0 - std::min(p_pacing_cpu, p_cpu1 - p_cpu0);
+    m.producer_cpu_ns = p_cpu1 - p_cpu0 - std::min(pacing.total(), p_cpu1 - p_cpu0);
     m.consumer_cpu_ns = c_cpu1 - c_cpu0;
     m.stops = st1.stops - st0.stops;
     m.producer_wakeups = st1.producer_wakeups - st0.producer_wakeups;
