@@ -212,6 +212,33 @@ TEST_CASE("checked<>: each rule catches a policy that breaks exactly it") {
     CHECK(c.failed_at_call() == 1);
 }
 
+namespace {
+// A policy that refuses every send: with nothing in flight no completion comes to give room.
+struct refuses_all : qlimits::fixed_limit<clock_ms> {
+    using fixed_limit::fixed_limit;
+    [[nodiscard]] std::int64_t available() const noexcept { return -1; }
+};
+} // namespace
+
+TEST_CASE("checked<>: no room with nothing in flight after a completion is flagged") {
+    // Review 2026-12-06 ("checked<> does not flag a policy that refuses everything", noticed at
+    // stops 49-51): a loop that stops on available() < 0 would wait for good.
+    qlimits::testing::checked<refuses_all> c({.limit = 10}, clock_ms::time_point{});
+    CHECK(c.ok()); // at construction nothing is owed yet: the rule is after a completion
+    (void)c.on_queued(2);
+    (void)c.on_completed(1, clock_ms::time_point{});
+    CHECK(c.ok()); // one still in flight: its completion can still give room
+    (void)c.on_completed(1, clock_ms::time_point{});
+    CHECK(same(c.failure(), "available() < 0 with nothing in flight after a completion (a "
+                            "refused producer would wait for good)"));
+    CHECK(c.failed_at_call() == 3);
+    // The library's own policies keep room at zero in flight: fixed_limit at limit 0 too.
+    qlimits::testing::checked<qlimits::fixed_limit<clock_ms>> z({.limit = 0}, clock_ms::time_point{});
+    (void)z.on_queued(3);
+    (void)z.on_completed(3, clock_ms::time_point{});
+    CHECK(z.ok());
+}
+
 TEST_CASE("checked<>: the clamp rule holds only after a completion and only when min <= max") {
     using qlimits::testing::check_dql_state;
     qlimits::dql_state s{};

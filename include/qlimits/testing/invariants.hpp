@@ -10,6 +10,9 @@
 //   - a completion of more than is in flight is refused (never applied);
 //   - an enqueue above max_object is refused;
 //   - reset() forgets what was in flight (inflight() == 0 after it);
+//   - a completion that leaves nothing in flight leaves available() >= 0: a producer the
+//     policy refused then would wait for a completion that never comes (channel and tx_gate
+//     let a send through when nothing is in flight by their own books; a user's loop need not);
 //   - may_post() (where the policy has it) answers available() >= 0 and changes no count and no
 //     limit;
 //   - on_unqueued(n) (where the policy has it) lowers inflight() by n, and n more than is in
@@ -213,6 +216,9 @@ private:
         if (ok) completed_ += n;
         refused(ok, before);
         verify(ok);
+        if (ok && model_inflight() == 0 && p_.available() < 0)
+            fail("available() < 0 with nothing in flight after a completion (a refused producer "
+                 "would wait for good)");
         return ok;
     }
     bool queued(std::uint32_t n, bool ok, const look& before) noexcept {
