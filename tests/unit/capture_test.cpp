@@ -18,6 +18,7 @@
 #include "qlimits/limits/dql.hpp"
 #include "qlimits/limits/fixed.hpp"
 #include "qlimits/limits/software_limit.hpp"
+#include "contract_probe.hpp"
 
 namespace {
 std::string text_of(const qlimits::capture_log& log, std::string_view pre = {}) {
@@ -363,3 +364,41 @@ TEST_CASE("capture: capturing<> under a tx_gate records posted and completed byt
 // with a stall threshold (and asks nothing of a policy without one).
 static_assert(qlimits::asks_post_time<qlimits::capturing<qlimits::dql<>>>);
 static_assert(!qlimits::asks_post_time<qlimits::capturing<qlimits::fixed_limit<>>>);
+
+TEST_CASE("capture: a second sent() keeps the first; a service ending before its start is clamped") {
+    // Review 2026-12-06: neither was exercised (a second sent() overwrote the item's send
+    // time; a service written with END < START makes a capture read_capture() refuses).
+    qlimits::capture_log log(qlimits::capture_capacity{4, 4, 4});
+    log.entered(1, 100);
+    log.sent(150);
+    log.sent(400); // no item entered since: nothing to record
+    log.completed(1, 500);
+    log.served(1, 600, 550); // ends "before" it starts (a clock stepped back)
+    REQUIRE(log.item_count() == 1);
+    CHECK(log.items()[0].done_ns == 150);
+    REQUIRE(log.service_count() == 1);
+    CHECK(log.services()[0].start_ns == 600);
+    CHECK(log.services()[0].end_ns == 600);
+    qlimits::capture_data d;
+    const auto res = qlimits::read_capture(text_of(log), d);
+    CHECK_MESSAGE(res.ok, res.reason);
+}
+
+TEST_CASE("capture: capturing<> records only what the policy accepted") {
+    // Review 2026-12-06: the file comment promises "every accepted enqueue" and completions the
+    // adapter reports; no test had a refused call.
+    test::contract_probe probe; // the over-completion below returns, refused
+    qlimits::capture_log log(qlimits::capture_capacity{8, 8, 8});
+    using policy = qlimits::capturing<qlimits::fixed_limit<>>;
+    policy p(policy::config_type{{.limit = 4}, &log}, qlimits::fixed_limit<>::time_point{});
+    CHECK_FALSE(p.on_queued(qlimits::fixed_max_object + 1)); // refused: above max_object
+    CHECK(log.item_count() == 0);
+    CHECK(p.on_queued(2));
+    CHECK(log.item_count() == 1);
+    CHECK_FALSE(p.on_completed(3, qlimits::fixed_limit<>::time_point{})); // more than in flight
+    CHECK(probe.count() == 1);
+    CHECK(log.completion_count() == 0);
+    CHECK(p.on_completed(2, qlimits::fixed_limit<>::time_point{}));
+    REQUIRE(log.completion_count() == 1);
+    CHECK(log.completions()[0].units == 2);
+}

@@ -39,12 +39,18 @@ std::optional<std::string> parse(std::vector<std::string> args, run_options& out
     return parse_run(static_cast<int>(argv.size()), argv.data(), all, out);
 }
 // The lab sits at <build>/bench/qlimits-lab next to <build>/tests/qlimits_tests; empty if not.
+// Missing in a build that has it (QLIMITS_TEST_LAB_BUILT, tests/CMakeLists.txt) is a failure;
+// in a build without the lab, or a test compiled by hand, the cases that need it are skipped.
 std::filesystem::path lab_binary() {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const auto lab = self.parent_path().parent_path() / "bench" / "qlimits-lab";
     if (ec || !std::filesystem::exists(lab)) {
+#if defined(QLIMITS_TEST_LAB_BUILT)
+        FAIL_CHECK("qlimits-lab is part of this build but not at " << lab.string());
+#else
         MESSAGE("qlimits-lab not built next to the tests; skipped");
+#endif
         return {};
     }
     return lab;

@@ -146,6 +146,20 @@ TEST_CASE("lab qdisc: fair queuing lets a sparse flow pass a backlogged one") {
     CHECK(f.dequeue()->flow == 9);
 }
 
+TEST_CASE("lab qdisc: an emptied new flow waits a round on the old list before it is new again") {
+    // Review 2026-12-06: no test saw the rule (RFC 8290 section 4.2: a flow that empties while
+    // new goes to the end of the old list, so one packet at a time cannot keep it new).
+    qdisc q{qdisc_kind::fq, 1514};
+    for (int i = 0; i < 5; ++i) q.enqueue(pkt(1, 1000));
+    CHECK(q.dequeue()->flow == 1); // flow 1 new, deficit 514
+    CHECK(q.dequeue()->flow == 1); // deficit -486
+    q.enqueue(pkt(2, 100));        // flow 2 new
+    CHECK(q.dequeue()->flow == 2); // flow 1 refilled (1028) to the old list; flow 2 served
+    CHECK(q.dequeue()->flow == 1); // flow 2 found empty: to the old list, still active
+    q.enqueue(pkt(2, 100));        // not new again: it waits behind flow 1's share
+    CHECK(q.dequeue()->flow == 1);
+}
+
 TEST_CASE("lab qdisc: two backlogged flows share bytes equally (deficit round robin)") {
     qdisc q{qdisc_kind::fq, 1514};
     for (int i = 0; i < 100; ++i) {

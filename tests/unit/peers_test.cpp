@@ -310,6 +310,43 @@ TEST_CASE("peer_policy: inflight reaches the rule in items, rounded up") {
     CHECK(p.limit() == 5000);
 }
 
+TEST_CASE("peer_policy: a backlog that is not whole items rounds up") {
+    // Review 2026-12-06: the case above has a backlog of exactly 2 items, so rounding down
+    // passed it too. 2001 units are 3 items (2 * 3 >= 5: grow), not 2 (2 * 2 < 5: hold).
+    qlimits::aimd_limit<clock_ns> p({.initial_limit = 5, .min_limit = 1, .units_per_item = 1000},
+                                    tp{});
+    REQUIRE(p.on_queued(1001));
+    REQUIRE(p.on_queued(1001));
+    CHECK(p.on_completed(1, at(1us))); // marked: backlog 2001 units
+    CHECK(p.on_completed(2001, at(5us)));
+    CHECK(p.stats().samples == 1);
+    CHECK(p.limit() == 6000);
+}
+
+TEST_CASE("peer_policy: the rule gets the backlog at the mark, not what drained past it") {
+    // Review 2026-12-06: every test drained exactly the backlog. Here a batch passes the mark
+    // with 13 units, of which 10 were queued after it: the sample's inflight is the 3 that
+    // were ahead (2 * 3 < 10: hold), not 13 (which would grow the limit).
+    qlimits::aimd_limit<clock_ns> p({.initial_limit = 10, .min_limit = 1}, tp{});
+    REQUIRE(p.on_queued(4));
+    CHECK(p.on_completed(1, at(1us))); // marked: backlog 3
+    REQUIRE(p.on_queued(10));
+    CHECK(p.on_completed(13, at(5us)));
+    CHECK(p.stats().samples == 1);
+    CHECK(p.limit() == 10);
+}
+
+TEST_CASE("peer_policy: units_per_item 0 is a bad config") {
+    // Review 2026-12-06: it would divide by zero in items(); the contract handler hears of it
+    // and the defaults are used.
+    test::contract_probe probe;
+    qlimits::aimd_limit<clock_ns> p({.units_per_item = 0}, tp{});
+    CHECK(probe.count() == 1);
+    CHECK(p.units_per_item() == 1);
+    REQUIRE(p.on_queued(3));
+    CHECK(p.on_completed(3, at(1us)));
+}
+
 TEST_CASE("peer_policy: on_sample feeds the rule directly (a drop)") {
     qlimits::vegas_limit<clock_ns> p({}, tp{});
     p.on_sample(100us, 20, false);

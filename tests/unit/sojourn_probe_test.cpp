@@ -131,6 +131,12 @@ TEST_CASE("drain meter: slow rates stay nonzero, no rate before a window, satura
     CHECK_FALSE(m.add(5, 5)); // the open window was forgotten
     CHECK(m.add(5, 5));
     CHECK(m.rate_fp() == (std::uint64_t{1} << 32));
+    // A window of 2^32 units or more is clamped to 2^32 - 1 before the shift, never wrapped
+    // (review 2026-12-06: the case above adds exactly 2^32 - 1, below the clamp).
+    constexpr std::uint64_t most = std::numeric_limits<std::uint32_t>::max();
+    CHECK_FALSE(m.add(std::numeric_limits<std::uint32_t>::max(), 5));
+    CHECK(m.add(std::numeric_limits<std::uint32_t>::max(), 5));
+    CHECK(m.rate_fp() == (most << 32) / 10);
 }
 
 TEST_CASE("sojourn probe: elapsed and drained while armed tell an over-budget sample early") {

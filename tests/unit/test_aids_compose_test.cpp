@@ -394,6 +394,23 @@ TEST_CASE("rapidcheck generators: traces shaped for a finer clock replay through
     CHECK(qt::gen::detail::realize(steps, {.origins = false, .policy_tick_ns = 1})[0].value == 0);
 }
 
+TEST_CASE("rapidcheck generators: enqueues stay within a max_units below the packet sizes") {
+    // Review 2026-12-06: every test used max_units of 65536 or more, so the clamp of the
+    // fixed packet sizes (up to 65536) to a smaller max_units was never seen.
+    const std::vector<qt::gen::detail::raw_step> steps{
+        {0, 5, 1},    // a packet size: sizes[5] = 65536
+        {0, 2, 1},    // sizes[2] = 1500
+        {0, 1000, 0}, // any size allowed: 1000 % (100 + 1) = 91
+    };
+    const auto trace = qt::gen::detail::realize(steps, {.max_units = 100, .origins = false});
+    REQUIRE(trace.size() == 3);
+    for (const auto& d : trace)
+        CHECK(d.op == qt::limit_op::queue);
+    CHECK(trace[0].value == 100);
+    CHECK(trace[1].value == 100);
+    CHECK(trace[2].value == 91);
+}
+
 namespace {
 // A user's sink with state of its own: it appends to a string the test owns, under the test's
 // mutex (so it is lockable, and safe with two threads).
@@ -910,6 +927,52 @@ TEST_CASE("fuzz entry point: drives on_unqueued() and known-counted completions 
     CHECK(r.failure == nullptr);
     CHECK(r.steps == 3);
     CHECK(tagged_fixed::tagged == 1);
+}
+
+namespace {
+// software_limit counting the calls the fuzz driver promises for it: takes in parts, timed wake
+// calls and consumer idle waits (static: the fuzz driver owns the policy).
+struct tagged_sw : qlimits::software_limit<> {
+    using base = qlimits::software_limit<>;
+    using base::base;
+    static inline int parts = 0, wake_calls = 0, idles = 0;
+    template <class Now>
+    bool on_taken(std::uint32_t n, Now&& now) noexcept {
+        return base::on_taken(n, now);
+    }
+    template <class Now>
+    bool on_taken(std::uint32_t n, Now&& now, bool same_take) noexcept {
+        parts += same_take ? 1 : 0;
+        return base::on_taken(n, now, same_take);
+    }
+    void on_wake_call(duration d) noexcept {
+        ++wake_calls;
+        base::on_wake_call(d);
+    }
+    void on_consumer_idle(duration d) noexcept {
+        ++idles;
+        base::on_consumer_idle(d);
+    }
+};
+} // namespace
+
+TEST_CASE("fuzz entry point: drives takes in parts, wake calls and idle waits where a policy has them") {
+    // Review 2026-12-06: the file comment promises all three for software_limit; no test saw
+    // them (a driver that never made them passed).
+    static_assert(qlimits::accepts_take_parts<tagged_sw> && qlimits::accepts_wake_call<tagged_sw> &&
+                  qlimits::accepts_consumer_idle<tagged_sw>);
+    // Style 3 (first byte 0b11......): the second report of each pair is a part of the first.
+    const std::uint8_t bytes[] = {0xC0, 10, 0, 0, 0, /* q 10 */ 2, 3, 0, 0, 0, /* take 3 */
+                                  3,    0,  0, 0, 0, /* the rest, as its part */
+                                  0x45, 100, 0, 0, 0, /* a wake call told */
+                                  0x25, 100, 0, 0, 0 /* an idle wait told */};
+    tagged_sw::parts = tagged_sw::wake_calls = tagged_sw::idles = 0;
+    const auto r = qt::check_limit_policy_bytes<tagged_sw>(bytes, sizeof bytes);
+    CHECK(r.failure == nullptr);
+    CHECK(r.steps == 5);
+    CHECK(tagged_sw::parts == 1);
+    CHECK(tagged_sw::wake_calls == 1);
+    CHECK(tagged_sw::idles == 1);
 }
 
 TEST_CASE("rapidcheck generators: without resets, an init never shuts enqueues out for good") {
