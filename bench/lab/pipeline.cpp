@@ -236,7 +236,9 @@ bool write_capture_file(const std::string& file, const qlimits::capture_log& log
         la >> load;
         if (!load.empty()) pre += "meta loadavg " + load + "\n";
     }
-    pre += "meta policy " + row.name + "\nmeta pattern " +
+    // One of several rows of a row parameter ("fixed-64" of --fixed-limit=8,64) is its entry
+    // with that value: whatif, given the one value below, names that row by the entry alone.
+    pre += "meta policy " + (row.row_value ? row.entry->name : row.name) + "\nmeta pattern " +
            sim::format_value(pattern_spec, v.at("pattern")) + "\n";
     // paced keeps a schedule (an open loop); flood and bursts send as soon as they may.
     pre += v.at("pattern") == 2 ? "meta source open\n" : "meta source closed\n";
@@ -249,6 +251,16 @@ bool write_capture_file(const std::string& file, const qlimits::capture_log& log
            "\nparam warmup-ms " + capture_decimal(v.at("warmup-ms")) + "\n";
     for (const char* name : {"item-bytes", "sojourn-threshold-us"})
         pre += std::string("param ") + name + " " + capture_decimal(v.at(name)) + "\n";
+    // The policy's parameters as it ran, so whatif replays the same policy (a review,
+    // 2026-12-06: a capture under fixed-64 replayed `fixed` at the default limit of 8).
+    if (!row.entry->row_param.empty())
+        pre += "param " + row.entry->row_param + " " +
+               capture_decimal(row.row_value ? *row.row_value : v.at(row.entry->row_param)) +
+               "\n";
+    for (const auto& p : row.entry->params)
+        if (p.name != row.entry->row_param)
+            if (const auto it = v.find(p.name); it != v.end())
+                pre += "param " + p.name + " " + capture_decimal(it->second) + "\n";
     for (const auto& [name, value] : pipe::as_params(mach)) {
         std::snprintf(buf, sizeof buf, "param %s %.3f\n", name.c_str(), value);
         pre += buf;
@@ -544,8 +556,9 @@ int pipeline_main(int argc, char** argv) {
                 sim::tring::model model{p, row};
                 sim::run_result r = model.run();
                 r.case_label = sim::format_value(pattern_spec, pat);
-                for (const auto& f : r.failures)
-                    twin_failures.push_back(r.case_label + " / " + row.name + ": " + f);
+                if (compare) // without --compare-sim the twin is not the user's question
+                    for (const auto& f : r.failures)
+                        twin_failures.push_back(r.case_label + " / " + row.name + ": " + f);
                 simulated.push_back(std::move(r));
             }
         print_compare(results, simulated);

@@ -294,6 +294,14 @@ int whatif_main(int argc, char** argv) {
     // The captured policy replayed: the model's error on this program and machine, which the
     // other rows share. (The proof runs, scripts/whatif_proof.sh, are within 20 %.)
     const std::string captured_policy = cap.meta_or("policy");
+    bool known_policy = false;
+    for (const auto& row : rows)
+        known_policy = known_policy || row.name == captured_policy;
+    if (!captured_policy.empty() && !known_policy)
+        std::fprintf(stderr,
+                     "qlimits-lab whatif: note: 'meta policy %s' names no row whatif replays, "
+                     "so no replay of the captured policy stands beside the capture\n",
+                     captured_policy.c_str());
     if (const auto x = sim::whatif::own_replay_off(results, captured_policy))
         std::fprintf(stderr,
                      "qlimits-lab whatif: note: the replay of the captured policy (%s) gives "

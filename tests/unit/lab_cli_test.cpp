@@ -444,6 +444,20 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
                                      cap.string());
     CHECK(captured.find("capture " + cap.string() + ": one more none run with the capture on") !=
           std::string::npos);
+    // A row of several --fixed-limit values is captured with its own value (review
+    // 2026-12-06: fixed-64 replayed as `fixed` at the default 8), and whatif finds its row.
+    {
+        const auto cap64 = dir / "f64.capture";
+        run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 --policy=fixed "
+            "--fixed-limit=8,64 --capture-policy=fixed-64 --capture " + cap64.string());
+        std::ifstream in(cap64);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        CHECK(text.find("meta policy fixed\n") != std::string::npos);
+        CHECK(text.find("param fixed-limit 64\n") != std::string::npos);
+        const std::string w = run("whatif " + cap64.string() + " --policy=fixed --no-svg");
+        CHECK(w.find("names no row") == std::string::npos);
+        CHECK(w.find("fixed") != std::string::npos);
+    }
     {
         std::ifstream in(cap);
         const std::string text((std::istreambuf_iterator<char>(in)), {});

@@ -44,9 +44,9 @@ private:
     static void spin(std::uint64_t n) noexcept {
         // A dependent chain the compiler cannot fold away; the asm keeps the result "used".
         // The chain goes on from the last call's end: started afresh each call, back-to-back
-        // calls were independent and the CPU overlapped them, so run(50) burned 0.45-0.47 of
-        // its time and run(500) 0.92-0.96 (a review, 2026-12-06; 1.01-1.04 for all three sizes
-        // with the chain carried over).
+        // calls were independent and the CPU overlapped them, so run(50) burned 0.46-0.72 of
+        // its time and run(500) 0.92-0.99 (a review and a harness, 2026-12-06); carried over,
+        // 0.98-1.04 at 50, 500, 2000 and 5000 ns.
         thread_local std::uint64_t x = 0x9E3779B97F4A7C15ULL;
         std::uint64_t y = x;
         for (std::uint64_t i = 0; i < n; ++i) y = y * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -69,7 +69,7 @@ inline std::vector<param_spec> machine_params() {
          "calibrate, development machine: consumer CPU per item besides work-ns"},
         {"work-scale", "0.96", 0.1, 10, false, false, {}, "x",
          "calibrate, development machine: busy loop's real duration / requested (its loop "
-         "ran 4-8 % short at 500 ns until 2026-12-06; about 1.00 since)"},
+         "ran 1-8 % short at 500 ns until 2026-12-06; about 1.00 since)"},
         {"wake-ns", "3700", 0, 1e9, false, false, {}, "ns",
          "calibrate, development machine: futex wake to the woken thread running"},
         {"wake-call-ns", "1800", 0, 1e9, false, false, {}, "ns",
