@@ -359,7 +359,8 @@ int pipeline_main(int argc, char** argv) {
         // work is a good part of the window moves items in or out of it whole (a review,
         // 2026-12-06: 1280 items/s counted from a consumer that cannot do 1000 at 1 ms each,
         // or 0 with the consumer busy throughout). A take's work is at most 5 % of the window.
-        const double take_ms = std::min(largest("batch"), largest("ring")) * largest("work-ns") / 1e6;
+        const double take_ms =
+            std::min(largest("batch"), largest("ring")) * largest("work-ns") / 1e6;
         const double window_ms = *std::min_element(v.at("duration-ms").begin(),
                                                    v.at("duration-ms").end());
         if (take_ms > 0.05 * window_ms)

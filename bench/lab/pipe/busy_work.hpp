@@ -49,7 +49,8 @@ private:
         // 0.98-1.04 at 50, 500, 2000 and 5000 ns.
         thread_local std::uint64_t x = 0x9E3779B97F4A7C15ULL;
         std::uint64_t y = x;
-        for (std::uint64_t i = 0; i < n; ++i) y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+        for (std::uint64_t i = 0; i < n; ++i)
+            y = y * 6364136223846793005ULL + 1442695040888963407ULL;
         asm volatile("" : : "r"(y));
         x = y;
     }

@@ -296,8 +296,9 @@ public:
 
     /// Forget everything in flight, as dql_reset does: counters to 0, limit = min_limit, the
     /// hold window and stall history restarted at now. Kept: the configuration, the stall
-    /// statistics, rejected_enqueues (lifetime counts) and adj_limit, so available() is stale until the next completion (as in
-    /// Linux). Call only while neither side is running (e.g. after flushing the ring).
+    /// statistics, rejected_enqueues (lifetime counts) and adj_limit, so available() is stale
+    /// until the next completion (as in Linux). Call only while neither side is running (e.g.
+    /// after flushing the ring).
     void reset(time_point now) noexcept {
         const std::uint64_t t = ticks_of(now);
         c_.limit.store(c_.min_limit.load(std::memory_order_relaxed), std::memory_order_relaxed);
