@@ -292,7 +292,8 @@ int whatif_main(int argc, char** argv) {
                      "than the capture\n",
                      file.c_str());
     // The captured policy replayed: the model's error on this program and machine, which the
-    // other rows share. (The proof runs, scripts/whatif_proof.sh, are within 20 %.)
+    // other rows share. (The proof runs' goal is +-20 %, scripts/whatif_proof.sh; docs/lab.md
+    // has how far they are from it.)
     const std::string captured_policy = cap.meta_or("policy");
     bool known_policy = false;
     for (const auto& row : rows)
