@@ -163,7 +163,7 @@ public:
     bool on_queued(std::uint32_t n, time_point now) noexcept {
         if (!on_queued(n)) return false;
         if (wants_post_time()) [[unlikely]]
-            mark_history(ticks_of(now));
+            mark_history(qlimits::ticks_of(now));
         return true;
     }
     /// A stall threshold is set: posts must come with their time (on_queued(n, now)) for the
@@ -204,7 +204,7 @@ public:
     /// Completing more than is in flight is a contract violation; if the handler returns, the
     /// call is refused (returns false) and nothing changes.
     bool on_completed(std::uint32_t n, time_point now) noexcept {
-        const std::uint64_t t = ticks_of(now);
+        const std::uint64_t t = qlimits::ticks_of(now);
         // One read each of what the producer owns, at entry (the kernel's snapshots).
         const std::uint32_t queued = p_.num_queued.load(std::memory_order_relaxed);
         const auto stall_thrs = p_.stall_threshold.load(std::memory_order_relaxed);
@@ -300,7 +300,7 @@ public:
     /// until the next completion (as in Linux). Call only while neither side is running (e.g.
     /// after flushing the ring).
     void reset(time_point now) noexcept {
-        const std::uint64_t t = ticks_of(now);
+        const std::uint64_t t = qlimits::ticks_of(now);
         c_.limit.store(c_.min_limit.load(std::memory_order_relaxed), std::memory_order_relaxed);
         p_.num_queued.store(0, std::memory_order_relaxed);
         c_.num_completed.store(0, std::memory_order_relaxed);
@@ -358,7 +358,7 @@ public:
         if (d.count() < 0 || d.count() > 0xFFFF) return false;
         const auto v = static_cast<std::uint16_t>(d.count());
         if (p_.stall_threshold.load(std::memory_order_relaxed) == 0 && v != 0)
-            c_.last_reap = ticks_of(now);
+            c_.last_reap = qlimits::ticks_of(now);
         p_.stall_threshold.store(v, std::memory_order_relaxed);
         return true;
     }

@@ -120,7 +120,7 @@ public:
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         if (!n_.complete(n, Rule::name)) [[unlikely]]
             return false;
-        const std::uint64_t t = ticks_of(now);
+        const std::uint64_t t = qlimits::ticks_of(now);
         const std::uint32_t done = n_.c.completed.load(std::memory_order_relaxed);
         if (probe_.on_completed(done, t)) {
             const auto& s = probe_.last();

@@ -673,7 +673,7 @@ private:
             // The configuration in effect: a policy given an invalid one runs with the defaults
             // once the contract handler returns (dql), and the replay must too.
             const config_type cfg = given.valid() ? given : config_type{};
-            if (const std::uint64_t t0 = ticks_of(now); t0 != 0) emit('t', t0);
+            if (const std::uint64_t t0 = qlimits::ticks_of(now); t0 != 0) emit('t', t0);
             emit_named("init", static_cast<std::uint64_t>(cfg.hold_time.count()));
             emit_named("min", cfg.min_limit);
             emit_named("max", cfg.max_limit);
@@ -693,7 +693,7 @@ private:
     void advance_to(time_point now) noexcept {
         // Modulo 2^64: a time before the last one written is a step of 2^63 or more, which the
         // replayer's wrapping trace time turns into the same step back.
-        const std::uint64_t d = ticks_of(now) - ticks_of(last_);
+        const std::uint64_t d = qlimits::ticks_of(now) - qlimits::ticks_of(last_);
         if (d == 0) return;
         emit('t', d);
         last_ = now;
