@@ -126,9 +126,16 @@
 // per item are reported as parts of one take (one batch, one time). For clocks
 // with ticks of a millisecond or more (jiffy_clock, dql's default) the channel reads
 // CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is then up to one kernel
-// tick (1-4 ms) old, and never goes backwards. Two more readings frame each system call where
-// the policy takes them: the futex wake of a producer the limit stopped (accepts_wake_call)
-// and the consumer's futex wait on an empty ring (accepts_consumer_idle), then told to it.
+// tick (1-4 ms) old, and never goes backwards; and one reading serves up to 16 completions
+// that come close together (about an eighth of a tick's worth in a steady stream; read anew
+// after an empty poll, and at once when completions slow down: detail/coarse_clock.hpp). A
+// completion after a pause of the consumer's own (between two receives, the ring not empty)
+// may thus see the time before the pause; the next reading, at most 15 completions later,
+// sees the pause whole (dql's stall detector measures it from its previous completion, so a
+// stall is found late by those completions, not missed). Two more readings frame each system
+// call where the policy takes them: the futex wake of a producer the limit stopped
+// (accepts_wake_call) and the consumer's futex wait on an empty ring (accepts_consumer_idle),
+// then told to it.
 // Deadlines are std::chrono::steady_clock time points; a wait with a deadline sleeps on the
 // futex with that deadline and returns after it by the timer slack (50 us by default) plus the
 // scheduler's wake-up delay (docs/design.md has the measured lateness).
@@ -990,12 +997,15 @@ private:
         return n;
     }
 
-    // The `now` of a completion: not read for policies that do not use the time.
-    static time_point completion_time() noexcept {
-        if constexpr (detail::policy_uses_time<Policy>)
-            return read_clock::now();
-        else
+    // The `now` of a completion: not read for policies that do not use the time; on a coarse
+    // clock one reading serves several completions close together (detail/coarse_clock.hpp).
+    time_point completion_time() noexcept {
+        if constexpr (!detail::policy_uses_time<Policy>)
             return time_point{};
+        else if constexpr (read_clock::coarse)
+            return c_.reading.now();
+        else
+            return read_clock::now();
     }
 
     // Report what the consumer took: everything owed that the producer has counted by now.
@@ -1066,6 +1076,8 @@ private:
     // polls again, so it does not pull the ring's index away from the producer on every try.
     void on_empty_poll() noexcept {
         on_empty();
+        // The consumer may now wait: the next completion reads the clock.
+        c_.reading.forget();
         back_off(c_.empty_streak, c_.run, c_.backoff_pauses);
     }
 
@@ -1251,6 +1263,7 @@ private:
         // Last, so the fields before them keep their places (judge_slip()).
         std::size_t slip_from = 0;             // the dry take that made the next slip due
         std::uint32_t take_slip = slip_pauses; // the next slip's length, in pauses
+        detail::reused_reading<read_clock> reading; // completion_time() on a coarse clock
     };
 
     shared_line f_;
