@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
         lines.push_back({std::string("cur  ") + cur[i].name, cur[i].run, {}});
     }
     // Each pair runs back to back, in turn prev first and cur first: run always second, the
-    // same code ran 10-25 % faster as "cur" than as "prev" (2026-12-06, raw_ring).
+    // same code ran 5-26 % faster as "cur" than as "prev" (2026-12-06, raw_ring; see
+    // docs/benchmarks.md "One clock reading for several completions").
     for (int r = 0; r < rounds; ++r)
         for (std::size_t i = 0; i + 1 < lines.size(); i += 2) {
             const std::size_t first = i + static_cast<std::size_t>(r % 2);
