@@ -27,7 +27,7 @@ failed_names=()
 run() {
   local name=$1 ctest_args=$2
   shift 3
-  local dir="$out/$name"
+  local dir="$out/$name" t0=$SECONDS
   echo "=== $name: configure and build" >&2
   if ! cmake -S "$root" -B "$dir" -DQLIMITS_WERROR=ON "$@" >"$dir.configure.log" 2>&1; then
     cat "$dir.configure.log"; failed=$((failed + 1)); failed_names+=("$name (configure)"); return
@@ -36,11 +36,12 @@ run() {
     grep -E "error|Error" "$dir.build.log" | head -40; failed=$((failed + 1))
     failed_names+=("$name (build)"); return
   fi
-  echo "=== $name: test" >&2
-  local log="$dir.ctest.log"
+  echo "=== $name: test (built in $((SECONDS - t0)) s)" >&2
+  local log="$dir.ctest.log" t1=$SECONDS
   (cd "$dir" && ctest --output-on-failure -j"$jobs" $ctest_args) >"$log" 2>&1
   local rc=$?
   grep -E "tests passed|No tests were found" "$log" | tail -1 >&2
+  echo "    (tested in $((SECONDS - t1)) s; $SECONDS s since the start)" >&2
   local total fails
   total=$(grep -Eo "out of [0-9]+" "$log" | tail -1 | grep -Eo "[0-9]+")
   fails=$(grep -Eo "[0-9]+ tests failed" "$log" | tail -1 | grep -Eo "^[0-9]+")
