@@ -108,6 +108,20 @@ concept asks_post_time = requires(const P& p) {
     { p.wants_post_time() } noexcept -> std::same_as<bool>;
 };
 
+/// The policy has `bool on_completed(std::uint32_t n, time_point seen, Now&& now) noexcept`
+/// (dql): as on_completed(n, now()), where `seen` is a time no later than now (a clock reading
+/// reused over several completions) that the policy may use only for decisions a later time
+/// could only confirm (the end of a hold window: judged by `seen`, it comes late, never early),
+/// and `now` a noexcept callable returning the time now, called where the policy keeps the time.
+/// channel uses it on a coarse clock (detail/coarse_clock.hpp) and reads once per up to 16
+/// completions; other policies get a reading per completion.
+template <class P>
+concept accepts_seen_time =
+    requires(P& p, std::uint32_t n, typename P::time_point seen,
+             typename P::time_point (*now)() noexcept) {
+        { p.on_completed(n, seen, now) } noexcept -> std::same_as<bool>;
+    };
+
 /// The policy has `bool on_taken(std::uint32_t n, Now&& now) noexcept`: n units taken by the
 /// consumer in one take (one pop, one batch), where `now` is a noexcept callable returning the
 /// policy's time_point that the policy calls only when it needs the time (software_limit reads

@@ -999,3 +999,32 @@ TEST_CASE("channel: the one-producer check keeps reporting after a handler that 
     CHECK(ch.try_send(item{100}) == send_status::ring_full);
     CHECK(probe.count() == 2); // the side was freed by its owner, so one caller is no overlap
 }
+
+namespace adl_app {
+struct packet {
+    std::uint32_t bytes = 0;
+};
+// A function template of the library's name beside the user's item type: argument-dependent
+// lookup found it for channel's unqualified units_of<Ring>(item), and g++ then stopped on an
+// ambiguous call inside channel.hpp (a review, 2026-12-06). channel calls qlimits::units_of.
+template <class Ring>
+std::uint32_t units_of(const packet&) noexcept {
+    return 999;
+}
+} // namespace adl_app
+template <>
+struct qlimits::item_units<adl_app::packet> {
+    static std::uint32_t of(const adl_app::packet& p) noexcept { return p.bytes; }
+};
+
+TEST_CASE("channel: a units_of beside the user's item type is neither called nor ambiguous") {
+    auto ring = std::make_unique<rings::spsc_ring<adl_app::packet, 16>>();
+    qlimits::channel<rings::spsc_ring<adl_app::packet, 16>, qlimits::unlimited<>> ch(*ring);
+    CHECK(ch.try_send(adl_app::packet{1500}) == send_status::ok);
+    CHECK(ch.inflight() == 1500);
+    std::array<adl_app::packet, 4> out{};
+    CHECK(ch.try_send(adl_app::packet{40}) == send_status::ok);
+    CHECK(ch.try_receive_batch(out, qlimits::completion::per_item) == 2);
+    CHECK(ch.inflight() == 0);
+    CHECK(out[0].bytes == 1500);
+}

@@ -2,9 +2,11 @@
 // many completions a reading serves, when it reads anew, and what a channel's dql sees.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "../../examples/rings/spsc_ring.hpp"
 #include "qlimits/clock.hpp"
@@ -35,7 +37,9 @@ struct qlimits::detail::adapter_clock<counted_clock> {
 };
 
 #include "qlimits/adapters/channel.hpp"
+#include "qlimits/limits/aimd_limit.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/testing/trace.hpp"
 
 namespace {
 using reading = qlimits::detail::reused_reading<counted_clock>;
@@ -180,32 +184,184 @@ TEST_CASE("channel: a dql on a coarse clock reads it once per 16 completions in 
     CHECK(counted_clock::reads == 1);
 }
 
-TEST_CASE("channel: a stall during a consumer's pause is found by the first new reading, whole") {
-    auto ring = std::make_unique<ring_t>();
-    const counted_dql::config_type cfg{.min_limit = 1U << 20,
-                                       .stall_threshold = std::chrono::milliseconds{4}};
-    dql_channel ch(*ring, cfg);
-    send_receive(ch, 2000, 200);
-    // A last completion that reads the clock (after an empty poll), at tick T; the next 15
-    // reuse its reading.
-    std::uint64_t v = 0;
-    REQUIRE_FALSE(ch.try_receive(v));
-    send_receive(ch, 1);
+namespace {
+// A dql channel with a stall threshold of 4 ticks, after a stream that took the stride to 16.
+struct stalls_watched {
+    std::unique_ptr<ring_t> ring = std::make_unique<ring_t>();
+    dql_channel ch{*ring, counted_dql::config_type{
+                              .min_limit = 1U << 20,
+                              .stall_threshold = std::chrono::milliseconds{4}}};
+    stalls_watched() { send_receive(ch, 2000, 200); }
+};
+} // namespace
+
+TEST_CASE("channel: with the stall detector on, each completion's time is read") {
+    stalls_watched w;
+    dql_channel& ch = w.ch;
     REQUIRE(ch.policy().stats().stall_count == 0);
-    // Posted at T + 1, then the consumer pauses for 10 ticks with the items in the ring (no
-    // empty poll tells the channel).
+    // Posted one tick after the last completion, then the consumer pauses for 10 ticks with
+    // the items in the ring (no empty poll tells the channel): the first completion finds the
+    // stall, whole (from the post to the completion).
     counted_clock::ticks += 1;
     for (std::uint64_t k = 0; k < 20; ++k)
         REQUIRE(ch.try_send(std::uint64_t{k}) == qlimits::send_status::ok);
     counted_clock::ticks += 10;
-    int taken = 0;
-    while (ch.policy().stats().stall_count == 0 && taken < 20) {
-        REQUIRE(ch.try_receive(v));
-        ++taken;
-    }
+    std::uint64_t v = 0;
+    REQUIRE(ch.try_receive(v));
     CHECK(ch.policy().stats().stall_count == 1);
-    // 15 completions reuse tick T (no gap seen), the 16th reads T + 11 and finds the stall...
-    CHECK(taken == 16);
-    // ... whole: from the post at T + 1 to T + 11.
     CHECK(ch.policy().stats().stall_max == 10);
+}
+
+TEST_CASE("channel: no stall is seen where completions slowed down to one a tick") {
+    // A review's reproducer (2026-12-06): with readings reused over 16 completions, a
+    // consumer slowing from many completions a tick to one kept the old reading for up to 15
+    // completions while the producer marked fresh posts, and the next reading saw a gap of 8
+    // ticks with posts in it: a stall that never happened.
+    stalls_watched w;
+    dql_channel& ch = w.ch;
+    for (std::uint64_t k = 0; k < 30; ++k)
+        REQUIRE(ch.try_send(std::uint64_t{k}) == qlimits::send_status::ok);
+    std::uint64_t v = 0;
+    for (int k = 0; k < 40; ++k) {
+        counted_clock::ticks += 1;
+        REQUIRE(ch.try_send(std::uint64_t(k)) == qlimits::send_status::ok);
+        REQUIRE(ch.try_receive(v));
+    }
+    CHECK(ch.policy().stats().stall_count == 0);
+    CHECK(ch.policy().stats().stall_max == 0);
+}
+
+TEST_CASE("channel: a hold window starts when it starts, not at a reading from before a pause") {
+    // A review's reproducer (2026-12-06): a starved completion after a consumer's pause of 500
+    // ticks started the window at the reused reading from before the pause, and the limit
+    // then shrank 501 ticks after it, not after the hold time of 1000.
+    auto ring = std::make_unique<ring_t>();
+    dql_channel ch(*ring, counted_dql::config_type{.min_limit = 1U << 20});
+    send_receive(ch, 2000, 200);
+    REQUIRE(ch.policy().set_min_limit(0));
+    REQUIRE(ch.policy().set_max_limit(8));
+    // A completion that reads (after an empty poll): the next 15 reuse its reading. It also
+    // brings the limit down to 8.
+    std::uint64_t v = 0;
+    REQUIRE_FALSE(ch.try_receive(v));
+    send_receive(ch, 1);
+    REQUIRE(ch.limit() == 8);
+    int sent = 0;
+    while (ch.try_send(std::uint64_t{7}) == qlimits::send_status::ok)
+        ++sent;
+    REQUIRE(sent == 9); // over the limit by one
+    counted_clock::ticks += 500;
+    std::array<std::uint64_t, 32> out{};
+    REQUIRE(ch.try_receive_batch(out, qlimits::completion::per_batch) == 9);
+    // Starved (over the limit and now empty): the window starts now.
+    CHECK(ch.policy().state().slack_start_time ==
+          static_cast<std::uint64_t>(counted_clock::ticks));
+}
+
+TEST_CASE("dql: on_completed(n, seen, now_fn) is on_completed(n, now) where seen is now") {
+    // Two dqls, the same calls: one told the time, one given it as `seen` and now_fn.
+    counted_dql a(counted_dql::config_type{.hold_time = std::chrono::milliseconds{20}},
+                  counted_clock::time_point{});
+    counted_dql b(counted_dql::config_type{.hold_time = std::chrono::milliseconds{20}},
+                  counted_clock::time_point{});
+    std::uint64_t x = 12345;
+    const auto next = [&x](std::uint64_t m) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (x >> 33) % m;
+    };
+    std::int64_t now = 0;
+    for (int k = 0; k < 20000; ++k) {
+        now += static_cast<std::int64_t>(next(3));
+        const counted_clock::time_point t{std::chrono::milliseconds{now}};
+        const auto q = static_cast<std::uint32_t>(next(40));
+        REQUIRE(a.on_queued(q, t) == b.on_queued(q, t));
+        const auto c = static_cast<std::uint32_t>(next(a.inflight() + 1));
+        REQUIRE(a.on_completed(c, t) == b.on_completed(c, t, [t]() noexcept { return t; }));
+        const auto sa = a.state(), sb = b.state();
+        REQUIRE(sa.limit == sb.limit);
+        REQUIRE(sa.slack_start_time == sb.slack_start_time);
+        REQUIRE(sa.lowest_slack == sb.lowest_slack);
+        REQUIRE(sa.adj_limit == sb.adj_limit);
+    }
+    CHECK(a.limit() > 0);
+}
+
+TEST_CASE("dql: `seen` only delays a window's end; the times kept are now_fn()'s") {
+    using tp = counted_clock::time_point;
+    const auto at = [](std::int64_t ms) { return tp{std::chrono::milliseconds{ms}}; };
+    counted_dql p(counted_dql::config_type{.hold_time = std::chrono::milliseconds{10}}, at(0));
+    int reads = 0;
+    std::int64_t clock_now = 0;
+    const auto now_fn = [&]() noexcept {
+        ++reads;
+        return at(clock_now);
+    };
+    // Starved at its first completion (limit 0, 4 queued): the window starts at now_fn's time.
+    REQUIRE(p.on_queued(4, at(0)));
+    clock_now = 5;
+    REQUIRE(p.on_completed(4, at(0), now_fn));
+    CHECK(p.state().slack_start_time == 5);
+    CHECK(reads == 1);
+    // Keep the ring busy across rounds: the slack branch, which needs no time until the end
+    // (from the second round on: the first after the growth has no earlier busy round).
+    REQUIRE(p.on_queued(p.limit() + 20, at(5)));
+    REQUIRE(p.on_completed(1, at(5), now_fn));
+    reads = 0;
+    const std::uint32_t limit_before = p.limit();
+    clock_now = 100; // the window (10 ticks from 5) is long over...
+    REQUIRE(p.on_completed(1, at(6), now_fn)); // ... but `seen` says 6: not yet
+    CHECK(p.limit() == limit_before);
+    CHECK(reads == 0);
+    REQUIRE(p.on_completed(1, at(16), now_fn)); // `seen` past 15: the window ends
+    CHECK(p.limit() < limit_before);
+    CHECK(p.state().slack_start_time == 100); // the new window starts at the time read
+    CHECK(reads == 1);
+}
+
+TEST_CASE("reused_reading: a single tick skipped (a move of two) resets the stride") {
+    reading r;
+    (void)stream(r, 3, 1000);
+    REQUIRE(r.stride() == 16);
+    counted_clock::ticks += 2;
+    for (int k = 0; k < 16; ++k)
+        (void)r.now();
+    CHECK(r.stride() == 1);
+}
+
+TEST_CASE("reused_reading: the step is the smallest move (3, 4, 5, then a skip of 8)") {
+    reading r;
+    const std::int64_t moves[] = {4, 3, 5, 4};
+    for (int round = 0; round < 3; ++round)
+        for (const std::int64_t m : moves)
+            (void)stream(r, 1, 1000, m);
+    REQUIRE(r.stride() == 16);
+    counted_clock::ticks += 5;
+    for (int k = 0; k < 16; ++k)
+        (void)r.now();
+    REQUIRE(r.stride() == 16); // the last move was 5: no skip (the smallest, 3, is the step)
+    counted_clock::ticks += 8;
+    for (int k = 0; k < 16; ++k)
+        (void)r.now();
+    CHECK(r.stride() == 1); // 8 >= 2 x 3 (but not 2 x 5, the last move)
+}
+
+TEST_CASE("peer_policy and recording<> on a user's clock call qlimits::ticks_of") {
+    // The decoy ticks_of above returns 0 for every time: a peer or a recording that found it
+    // would time every sojourn as 0 and write no time steps.
+    using tp = counted_clock::time_point;
+    const auto at = [](std::int64_t ms) { return tp{std::chrono::milliseconds{ms}}; };
+    qlimits::aimd_limit<counted_clock> p(
+        {.initial_limit = 10, .min_limit = 1, .timeout = std::chrono::milliseconds{50}}, at(0));
+    REQUIRE(p.on_queued(10));
+    REQUIRE(p.on_completed(1, at(10)));
+    REQUIRE(p.on_completed(9, at(100)));
+    CHECK(p.stats().samples == 1);
+    CHECK(p.stats().last_sojourn_ns == 90'000'000);
+
+    qlimits::testing::recording<counted_dql> rec(counted_dql::config_type{}, at(7));
+    REQUIRE(rec.on_queued(3, at(7)));
+    REQUIRE(rec.on_completed(3, at(12)));
+    const std::string& text = rec.sink().text;
+    CHECK(text.find("t 7\n") != std::string::npos);
+    CHECK(text.find("t 5\n") != std::string::npos);
 }

@@ -126,14 +126,15 @@
 // per item are reported as parts of one take (one batch, one time). For clocks
 // with ticks of a millisecond or more (jiffy_clock, dql's default) the channel reads
 // CLOCK_MONOTONIC_COARSE instead (detail/coarse_clock.hpp): `now` is then up to one kernel
-// tick (1-4 ms) old, and never goes backwards; and one reading serves up to 16 completions
-// that come close together (about an eighth of a tick's worth in a steady stream; read anew
-// after an empty poll, and at once when completions slow down: detail/coarse_clock.hpp). A
-// completion after a pause of the consumer's own (between two receives, the ring not empty)
-// may thus see the time before the pause; the next reading, at most 15 completions later,
-// sees the pause whole (dql's stall detector measures it from its previous completion, so a
-// stall is found late by those completions, not missed). Two more readings frame each system
-// call where the policy takes them: the futex wake of a producer the limit stopped
+// tick (1-4 ms) old, and never goes backwards. A policy with on_completed(n, seen, now_fn)
+// (accepts_seen_time: dql) gets one such reading as `seen` for up to 16 completions (about an
+// eighth of a tick's worth in a steady stream; read anew after each empty poll, and after a
+// slow-down from the next reading on) and reads the clock through now_fn where it keeps the
+// time: only the end of dql's hold window is judged by the older reading, so it can come late
+// by up to 15 completions (after a pause of the consumer's own with items in the ring, by as
+// much as the pause), never early; every time it keeps (a window's start, the stall
+// detector's last completion) comes from a reading of its own. Two more readings frame each
+// system call where the policy takes them: the futex wake of a producer the limit stopped
 // (accepts_wake_call) and the consumer's futex wait on an empty ring (accepts_consumer_idle),
 // then told to it.
 // Deadlines are std::chrono::steady_clock time points; a wait with a deadline sleeps on the
@@ -642,7 +643,7 @@ private:
     // 26-35; docs/benchmarks.md "Inlining the send"). The refusals stay out of line
     // (refused(), held_back(), ring_refused()), so the inlined part is small.
     [[gnu::always_inline]] send_status push(value_type& item, bool more) noexcept {
-        const std::uint32_t units = units_of<Ring>(item);
+        const std::uint32_t units = qlimits::units_of<Ring>(item);
         if (units > max_item_units || f_.closed.load(std::memory_order_relaxed) != 0)
             [[unlikely]]
             return refused(units);
@@ -909,7 +910,7 @@ private:
             return false;
         }
         count_pops(1);
-        c_.owed += units_of<Ring>(out);
+        c_.owed += qlimits::units_of<Ring>(out);
         (void)settle();
         wake_producer();
         return true;
@@ -928,7 +929,7 @@ private:
         for (; n < out.size(); ++n) {
             if (!traits::try_pop(*f_.ring, out[n]))
                 break;
-            const std::uint32_t units = units_of<Ring>(out[n]);
+            const std::uint32_t units = qlimits::units_of<Ring>(out[n]);
             // A batch is one completion unless its units would leave the range a policy's
             // 32-bit counters can compare (2^31); then it is reported in parts.
             if (mode == completion::per_item || c_.owed + units > max_inflight_units)
@@ -997,15 +998,12 @@ private:
         return n;
     }
 
-    // The `now` of a completion: not read for policies that do not use the time; on a coarse
-    // clock one reading serves several completions close together (detail/coarse_clock.hpp).
-    time_point completion_time() noexcept {
-        if constexpr (!detail::policy_uses_time<Policy>)
-            return time_point{};
-        else if constexpr (read_clock::coarse)
-            return c_.reading.now();
-        else
+    // The `now` of a completion: not read for policies that do not use the time.
+    static time_point completion_time() noexcept {
+        if constexpr (detail::policy_uses_time<Policy>)
             return read_clock::now();
+        else
+            return time_point{};
     }
 
     // Report what the consumer took: everything owed that the producer has counted by now.
@@ -1036,6 +1034,11 @@ private:
             ok = policy_.on_taken(static_cast<std::uint32_t>(units), now, same_take);
         } else if constexpr (accepts_lazy_time<Policy>) {
             ok = policy_.on_taken(static_cast<std::uint32_t>(units), now);
+        } else if constexpr (read_clock::coarse && accepts_seen_time<Policy>) {
+            // One coarse reading for up to 16 completions; the policy reads anew where it
+            // keeps the time (detail/coarse_clock.hpp).
+            ok = policy_.on_completed(static_cast<std::uint32_t>(units), c_.reading.now(),
+                                      [this]() noexcept { return c_.reading.read(); });
         } else if constexpr (accepts_known_counted<Policy>) {
             // The credit (or counting first) proves the units counted: the policy need not read
             // the producer's line again to check them (one line transfer less per reading).
@@ -1077,7 +1080,8 @@ private:
     void on_empty_poll() noexcept {
         on_empty();
         // The consumer may now wait: the next completion reads the clock.
-        c_.reading.forget();
+        if constexpr (read_clock::coarse && accepts_seen_time<Policy>)
+            c_.reading.forget();
         back_off(c_.empty_streak, c_.run, c_.backoff_pauses);
     }
 
@@ -1263,7 +1267,7 @@ private:
         // Last, so the fields before them keep their places (judge_slip()).
         std::size_t slip_from = 0;             // the dry take that made the next slip due
         std::uint32_t take_slip = slip_pauses; // the next slip's length, in pauses
-        detail::reused_reading<read_clock> reading; // completion_time() on a coarse clock
+        detail::reused_reading<read_clock> reading; // settle(), accepts_seen_time
     };
 
     shared_line f_;

@@ -48,22 +48,24 @@ struct adapter_clock<tick_clock<Duration>> {
 };
 #endif
 
-// The `now` of a channel's completions on a coarse clock: one reading serves several
-// completions that come close together. A reading costs 4-6 ns on the development VM, about a
-// fifth of what a per-item dql completion costs there besides, and on the consumer, the side
-// that sets the pace when the ring is full (docs/benchmarks.md "One clock reading for several
-// completions"). The rules, each a design choice:
+// A coarse clock's reading reused over several completions that come close together, for a
+// policy that can use a time no later than now where a late decision is safe (dql: the end of
+// a hold window; accepts_seen_time) and reads the clock itself, read(), where it keeps the
+// time. A reading costs 4-6 ns on the development VM, about a fifth of what a per-item dql
+// completion costs there besides, and on the consumer, the side that sets the pace when the
+// ring is full (docs/benchmarks.md "One clock reading for several completions"). The rules,
+// each a design choice:
 //  - a reading serves `stride` completions, 1 to max_stride (16);
 //  - at each change of the clock's value the stride becomes an eighth of the completions that
-//    the last value held, as a power of two: a reused `now` then lags by about an eighth of
-//    the clock's step (one kernel tick) in a steady stream, within the lag the coarse clock
-//    has anyway;
-//  - a value that moved by twice the smallest step seen or more (a step passed unseen between
-//    two readings: completions came more slowly than before) sets the stride to 1 at once, so
-//    after a slow-down at most max_stride - 1 completions reuse an old reading;
-//  - forget(): the next completion reads the clock (an adapter calls it where a gap may begin:
-//    an empty poll, a sleep).
-// Readings never go backwards, so neither does `now`. Completion side only (not shared).
+//    the last value held, as a power of two: a reused reading then lags by about an eighth of
+//    the clock's step (one kernel tick) in a steady stream;
+//  - a reading that moved by twice the smallest step seen or more (a step passed unseen:
+//    completions came more slowly than before) sets the stride to 1, so after a slow-down at
+//    most max_stride - 1 completions, up to the next reading, reuse an old one: after a pause
+//    of the consumer's own (the ring not empty), a reading as old as the pause;
+//  - forget(): the next completion reads the clock (an adapter calls it where the consumer
+//    may wait: an empty poll).
+// Readings never go backwards for a steady source. Completion side only (not shared).
 template <class Source>
 class reused_reading {
 public:
@@ -71,12 +73,18 @@ public:
     static constexpr std::uint32_t max_stride = 16;
     static constexpr std::uint32_t completions_per_reading = 8; // per step of the clock
 
+    /// The time for one more completion: the last reading, or a new one.
     [[nodiscard]] time_point now() noexcept {
         ++count_;
         if (left_ != 0) {
             --left_;
             return last_;
         }
+        return read();
+    }
+    /// A new reading (for the same completion as the last now(), where the policy needs the
+    /// time itself); the next completions reuse it.
+    [[nodiscard]] time_point read() noexcept {
         const time_point t = Source::now();
         if (t != last_) {
             const auto moved = t - last_;

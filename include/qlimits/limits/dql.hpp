@@ -204,7 +204,39 @@ public:
     /// Completing more than is in flight is a contract violation; if the handler returns, the
     /// call is refused (returns false) and nothing changes.
     bool on_completed(std::uint32_t n, time_point now) noexcept {
-        const std::uint64_t t = qlimits::ticks_of(now);
+        return complete<false>(n, now, [now]() noexcept { return now; });
+    }
+    /// As on_completed(n, now), for a caller that reuses a clock reading over several
+    /// completions (channel, on a coarse clock): `seen` is a time no later than now (an
+    /// earlier reading), `now_fn()` reads the clock. Only the end of a hold window is judged by
+    /// `seen`, so a window may end late by the reading's age, never early; every time the
+    /// policy keeps (a window's start, the stall detector's last completion) is now_fn()'s,
+    /// called at most once. With seen == now_fn(), exactly on_completed(n, now).
+    template <class Now>
+        requires std::is_nothrow_invocable_r_v<time_point, Now&>
+    bool on_completed(std::uint32_t n, time_point seen, Now&& now_fn) noexcept {
+        return complete<true>(n, seen, now_fn);
+    }
+
+private:
+    // Reused: `seen` may be older than now_fn(); otherwise it is now (no call of now_fn).
+    template <bool Reused, class Now>
+    bool complete(std::uint32_t n, time_point seen, Now&& now_fn) noexcept {
+        // The time the policy keeps: now, read once, when first needed.
+        std::uint64_t t_now = 0;
+        bool have_now = false;
+        const auto t = [&]() noexcept -> std::uint64_t {
+            if constexpr (!Reused) {
+                (void)now_fn;
+                return qlimits::ticks_of(seen);
+            } else {
+                if (!have_now) {
+                    t_now = qlimits::ticks_of(now_fn());
+                    have_now = true;
+                }
+                return t_now;
+            }
+        };
         // One read each of what the producer owns, at entry (the kernel's snapshots).
         const std::uint32_t queued = p_.num_queued.load(std::memory_order_relaxed);
         const auto stall_thrs = p_.stall_threshold.load(std::memory_order_relaxed);
@@ -228,7 +260,7 @@ public:
             // the last round is done while that round was over the limit). Grow by what was both
             // queued and retired since the last round, plus the last round's overshoot.
             lim += detail::pos_diff(done, c_.prev_num_queued) + prev_ov;
-            c_.slack_start_time = t;
+            c_.slack_start_time = t();
             c_.lowest_slack.store(dql_no_slack, std::memory_order_relaxed);
         } else if (still_inflight != 0 && prev_still_inflight != 0 && !all_prev_done) {
             // The ring stayed busy across rounds: how much of the limit was not needed? Track the
@@ -241,9 +273,10 @@ public:
             std::uint32_t lowest = c_.lowest_slack.load(std::memory_order_relaxed);
             if (slack < lowest) lowest = slack;
             // Strictly after the hold time: with hold H the earliest decrease is H + 1 ticks on.
-            if (detail::time_after(t, c_.slack_start_time + hold_ticks())) {
+            // Judged by `seen`: an older reading can only delay the end, never bring it early.
+            if (detail::time_after(qlimits::ticks_of(seen), c_.slack_start_time + hold_ticks())) {
                 lim = detail::pos_diff(lim, lowest);
-                c_.slack_start_time = t;
+                c_.slack_start_time = t();
                 lowest = dql_no_slack;
             }
             c_.lowest_slack.store(lowest, std::memory_order_relaxed);
@@ -290,9 +323,11 @@ public:
         c_.adj_written = adj;
 
         if (stall_thrs != 0) [[unlikely]]
-            check_stall(t, stall_thrs);
+            check_stall(t(), stall_thrs);
         return true;
     }
+
+public:
 
     /// Forget everything in flight, as dql_reset does: counters to 0, limit = min_limit, the
     /// hold window and stall history restarted at now. Kept: the configuration, the stall
@@ -572,6 +607,7 @@ private:
 };
 
 static_assert(limit_policy<dql<>>);
+static_assert(accepts_seen_time<dql<>>);
 static_assert(limit_policy<dql<manual_clock<>>>);
 static_assert(limit_policy<dql<steady_clock_source>>);
 
