@@ -114,11 +114,20 @@ concept asks_post_time = requires(const P& p) {
 /// could only confirm (the end of a hold window: judged by `seen`, it comes late, never early),
 /// and `now` a noexcept callable returning the time now, called where the policy keeps the time.
 /// channel uses it on a coarse clock (detail/coarse_clock.hpp) and reads once per up to 16
-/// completions; other policies get a reading per completion.
+/// completions (every completion while dql's stall detector is on: it keeps each one's time);
+/// other policies get a reading per completion.
+namespace detail {
+/// A callable returning TimePoint that converts to nothing else: the probe of
+/// accepts_seen_time (a function pointer would also match an overload taking a bool).
+template <class TimePoint>
+struct now_probe {
+    TimePoint operator()() const noexcept;
+};
+} // namespace detail
 template <class P>
 concept accepts_seen_time =
     requires(P& p, std::uint32_t n, typename P::time_point seen,
-             typename P::time_point (*now)() noexcept) {
+             detail::now_probe<typename P::time_point> now) {
         { p.on_completed(n, seen, now) } noexcept -> std::same_as<bool>;
     };
 

@@ -365,3 +365,104 @@ TEST_CASE("peer_policy and recording<> on a user's clock call qlimits::ticks_of"
     CHECK(text.find("t 7\n") != std::string::npos);
     CHECK(text.find("t 5\n") != std::string::npos);
 }
+
+TEST_CASE("reused_reading: current() reads only when now() reused an older reading") {
+    reading r;
+    (void)stream(r, 3, 1000);
+    REQUIRE(r.stride() == 16);
+    r.forget();
+    counted_clock::reads = 0;
+    (void)r.now(); // reads
+    CHECK(tick_count(r.current()) == counted_clock::ticks);
+    CHECK(counted_clock::reads == 1); // the reading now() just took
+    counted_clock::ticks += 1;
+    CHECK(tick_count(r.now()) == counted_clock::ticks - 1); // reused
+    CHECK(tick_count(r.current()) == counted_clock::ticks);  // read
+    CHECK(counted_clock::reads == 2);
+    CHECK(tick_count(r.now()) == counted_clock::ticks); // the next completions reuse it
+    CHECK(counted_clock::reads == 2);
+}
+
+TEST_CASE("channel: with the stall detector on, one reading per completion, not two") {
+    // A review (2026-12-06): at one completion a tick the channel read for `seen` and dql read
+    // again for the time it keeps.
+    stalls_watched w;
+    std::uint64_t v = 0;
+    REQUIRE_FALSE(w.ch.try_receive(v));
+    counted_clock::reads = 0;
+    for (int k = 0; k < 100; ++k) {
+        counted_clock::ticks += 1;
+        REQUIRE(w.ch.try_send(std::uint64_t(k)) == qlimits::send_status::ok); // reads: a post
+        REQUIRE(w.ch.try_receive(v));                                          // reads once
+    }
+    CHECK(counted_clock::reads == 200);
+}
+
+TEST_CASE("dql: a `seen` from before the window began does not end it (hold near 2^63)") {
+    // A review (2026-12-06): time_after(seen, start + hold) with seen before start and a hold
+    // near 2^63 overflowed and ended the window at once (the limit fell from 50 to 2).
+    using tp = counted_clock::time_point;
+    const auto at = [](std::int64_t ms) { return tp{std::chrono::milliseconds{ms}}; };
+    counted_dql p(counted_dql::config_type{.hold_time = std::chrono::milliseconds{INT64_MAX}},
+                  at(0));
+    std::int64_t clock_now = 1000;
+    const auto now_fn = [&]() noexcept { return at(clock_now); };
+    REQUIRE(p.on_queued(50, at(1000)));
+    REQUIRE(p.on_completed(50, at(1000), now_fn)); // starved: grows to 50, window from 1000
+    REQUIRE(p.limit() == 50);
+    REQUIRE(p.state().slack_start_time == 1000);
+    REQUIRE(p.on_queued(200, at(1000)));
+    for (int k = 0; k < 10; ++k)
+        REQUIRE(p.on_completed(1, at(999), now_fn)); // busy rounds, `seen` before the start
+    CHECK(p.limit() == 50);
+}
+
+namespace {
+// A user policy whose three-argument on_completed takes a flag: a function pointer converts
+// to bool, so a probe of that kind took it for accepts_seen_time, and a channel of it on a
+// coarse clock no longer compiled (a review, 2026-12-06).
+struct flag_policy : qlimits::unlimited<counted_clock> {
+    static constexpr bool uses_time = true; // so the channel reads the clock for it
+    using qlimits::unlimited<counted_clock>::unlimited;
+    using qlimits::unlimited<counted_clock>::on_completed;
+    bool on_completed(std::uint32_t n, time_point now, bool) noexcept {
+        return on_completed(n, now);
+    }
+};
+} // namespace
+static_assert(!qlimits::accepts_seen_time<flag_policy>);
+static_assert(qlimits::accepts_seen_time<counted_dql>);
+
+TEST_CASE("channel: a policy with on_completed(n, now, bool) gets a reading per completion") {
+    auto ring = std::make_unique<ring_t>();
+    qlimits::channel<ring_t, flag_policy, counted_clock> ch(*ring);
+    std::uint64_t v = 0;
+    counted_clock::reads = 0;
+    for (std::uint64_t k = 0; k < 10; ++k) {
+        REQUIRE(ch.try_send(std::uint64_t{k}) == qlimits::send_status::ok);
+        REQUIRE(ch.try_receive(v));
+    }
+    CHECK(counted_clock::reads == 10);
+    CHECK(ch.inflight() == 0);
+}
+
+TEST_CASE("dql: with the stall detector on, a window's end is judged by the time read") {
+    // The stall detector keeps every completion's time, so the reading is made anyway and
+    // the window ends on time, not at `seen`.
+    using tp = counted_clock::time_point;
+    const auto at = [](std::int64_t ms) { return tp{std::chrono::milliseconds{ms}}; };
+    counted_dql p(counted_dql::config_type{.hold_time = std::chrono::milliseconds{10},
+                                           .stall_threshold = std::chrono::milliseconds{200}},
+                  at(0));
+    std::int64_t clock_now = 5;
+    const auto now_fn = [&]() noexcept { return at(clock_now); };
+    REQUIRE(p.on_queued(4, at(0)));
+    REQUIRE(p.on_completed(4, at(0), now_fn)); // starved: window from 5
+    REQUIRE(p.on_queued(p.limit() + 20, at(5)));
+    REQUIRE(p.on_completed(1, at(5), now_fn));
+    const std::uint32_t limit_before = p.limit();
+    clock_now = 100;
+    REQUIRE(p.on_completed(1, at(6), now_fn)); // `seen` says 6, the clock 100: ended
+    CHECK(p.limit() < limit_before);
+    CHECK(p.state().slack_start_time == 100);
+}

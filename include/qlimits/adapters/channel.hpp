@@ -1038,7 +1038,7 @@ private:
             // One coarse reading for up to 16 completions; the policy reads anew where it
             // keeps the time (detail/coarse_clock.hpp).
             ok = policy_.on_completed(static_cast<std::uint32_t>(units), c_.reading.now(),
-                                      [this]() noexcept { return c_.reading.read(); });
+                                      [this]() noexcept { return c_.reading.current(); });
         } else if constexpr (accepts_known_counted<Policy>) {
             // The credit (or counting first) proves the units counted: the policy need not read
             // the producer's line again to check them (one line transfer less per reading).

@@ -50,10 +50,10 @@ struct adapter_clock<tick_clock<Duration>> {
 
 // A coarse clock's reading reused over several completions that come close together, for a
 // policy that can use a time no later than now where a late decision is safe (dql: the end of
-// a hold window; accepts_seen_time) and reads the clock itself, read(), where it keeps the
-// time. A reading costs 4-6 ns on the development VM, about a fifth of what a per-item dql
-// completion costs there besides, and on the consumer, the side that sets the pace when the
-// ring is full (docs/benchmarks.md "One clock reading for several completions"). The rules,
+// a hold window; accepts_seen_time) and reads the clock itself where it keeps the time
+// (current()). A reading costs 4-6 ns on the development VM, about a fifth of what a per-item
+// dql completion costs there besides, and on the consumer, the side that sets the pace when
+// the ring is full (docs/benchmarks.md "One clock reading for several completions"). The rules,
 // each a design choice:
 //  - a reading serves `stride` completions, 1 to max_stride (16);
 //  - at each change of the clock's value the stride becomes an eighth of the completions that
@@ -78,13 +78,21 @@ public:
         ++count_;
         if (left_ != 0) {
             --left_;
+            fresh_ = false;
             return last_;
         }
         return read();
     }
-    /// A new reading (for the same completion as the last now(), where the policy needs the
-    /// time itself); the next completions reuse it.
-    [[nodiscard]] time_point read() noexcept {
+    /// The time now, for the completion the last now() was for (where the policy keeps the
+    /// time): that reading if now() just took it, else a new one, which the next completions
+    /// then reuse.
+    [[nodiscard]] time_point current() noexcept { return fresh_ ? last_ : read(); }
+    void forget() noexcept { left_ = 0; }
+    [[nodiscard]] std::uint32_t stride() const noexcept { return stride_; }
+
+private:
+    time_point read() noexcept {
+        fresh_ = true;
         const time_point t = Source::now();
         if (t != last_) {
             const auto moved = t - last_;
@@ -104,10 +112,6 @@ public:
         left_ = stride_ - 1;
         return t;
     }
-    void forget() noexcept { left_ = 0; }
-    [[nodiscard]] std::uint32_t stride() const noexcept { return stride_; }
-
-private:
     static std::uint32_t stride_for(std::uint64_t completions_in_step) noexcept {
         std::uint32_t s = 1;
         while (s < max_stride &&
@@ -122,6 +126,7 @@ private:
     std::uint64_t count_ = 0;  // completions since the value last changed
     std::uint32_t stride_ = 1;
     std::uint32_t left_ = 0;   // completions that may still reuse last_
+    bool fresh_ = false;       // the last now() (or current()) read the clock
 };
 
 } // namespace detail

@@ -273,8 +273,7 @@ private:
             std::uint32_t lowest = c_.lowest_slack.load(std::memory_order_relaxed);
             if (slack < lowest) lowest = slack;
             // Strictly after the hold time: with hold H the earliest decrease is H + 1 ticks on.
-            // Judged by `seen`: an older reading can only delay the end, never bring it early.
-            if (detail::time_after(qlimits::ticks_of(seen), c_.slack_start_time + hold_ticks())) {
+            if (window_ended<Reused>(seen, stall_thrs != 0, t)) {
                 lim = detail::pos_diff(lim, lowest);
                 c_.slack_start_time = t();
                 lowest = dql_no_slack;
@@ -325,6 +324,22 @@ private:
         if (stall_thrs != 0) [[unlikely]]
             check_stall(t(), stall_thrs);
         return true;
+    }
+    // The hold window has run out. Reused: judged by `seen`, an older reading, which can only
+    // delay the end, never bring it early (a reading from before the window began: not
+    // ended), unless the time now is read anyway (the stall detector keeps it): then by that.
+    template <bool Reused, class Now>
+    [[nodiscard]] bool window_ended(time_point seen, bool reading_now, Now& t) const noexcept {
+        const std::uint64_t start = c_.slack_start_time;
+        if constexpr (Reused) {
+            const std::uint64_t when = reading_now ? t() : qlimits::ticks_of(seen);
+            return !detail::time_before(when, start) &&
+                   detail::time_after(when, start + hold_ticks());
+        } else {
+            (void)reading_now;
+            (void)t;
+            return detail::time_after(qlimits::ticks_of(seen), start + hold_ticks());
+        }
     }
 
 public:
