@@ -28,13 +28,18 @@ public:
 
     [[nodiscard]] std::uint64_t enqueued() const noexcept { return enqueued_; }
     [[nodiscard]] std::uint64_t dequeued() const noexcept { return dequeued_; }
-    /// How many queued packets satisfy `pred` (for the honesty checks, not the hot path).
+    /// Calls `f` on every queued packet (for the honesty checks, not the hot path).
+    template <class F>
+    void for_each(F f) const {
+        for (const auto& p : fifo_) f(p);
+        for (const auto& [id, fl] : flows_)
+            for (const auto& p : fl.q) f(p);
+    }
+    /// How many queued packets satisfy `pred`.
     template <class Pred>
     [[nodiscard]] std::size_t count_if(Pred pred) const {
         std::size_t n = 0;
-        for (const auto& p : fifo_) n += pred(p) ? 1U : 0U;
-        for (const auto& [id, f] : flows_)
-            for (const auto& p : f.q) n += pred(p) ? 1U : 0U;
+        for_each([&](const packet& p) { n += pred(p) ? 1U : 0U; });
         return n;
     }
 

@@ -336,6 +336,7 @@ private:
         for (std::size_t i = 0; i < n; ++i) {
             const slot s = ring_.front();
             sojourn_.add(now(), now() - s.entered);
+            residence_ns_ += w_.overlap(s.entered, now());
             ring_.pop_front();
             taking_.push_back(s.ix);
             ++taken_;
@@ -523,7 +524,12 @@ private:
         check_conservation(r, "policy units", units_in_, completed_, ring_units);
         if (policy_->inflight() != static_cast<std::uint32_t>(units_in_ - completed_))
             r.failures.emplace_back("policy inflight disagrees with sent - completed");
-        check_little(r, occupancy_.mean(), pps, sojourn_.h.mean() / static_cast<double>(ns_per_s));
+        // Little's law with each item's stay clipped to the window (check_little_clipped). With
+        // the departures' mean sojourn instead (before 2026-12-06), a whatif replay whose ring
+        // was still filling at the window's end failed by 14 % (CI: a capture with a 1.7 ms
+        // consumer stall).
+        for (const slot& s : ring_) residence_ns_ += w_.overlap(s.entered, end_);
+        check_little_clipped(r, occupancy_.mean(), residence_ns_, w_);
         // (A woken producer has its wake-up on its way.)
         const bool stopped =
             state_ == producer_state::stopped || state_ == producer_state::waiting_room;
@@ -557,6 +563,7 @@ private:
     double sleep_call_ns_ = 0, barrier_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
     std::uint64_t burst_ = 64, gapped_ = 0;
     ns_t end_ = 0, sample_ns_ = 0, ready_ = 0, spin_ns_ = 0, prod_since_ = 0, cons_since_ = 0;
+    ns_t residence_ns_ = 0;   // time items spent in the ring inside the window (Little's law)
     ns_t cons_fence_end_ = 0; // when the consumer's fence before its sleep ends (consumer_take())
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;

@@ -459,6 +459,7 @@ private:
                 ++departures_;
                 sojourn_.add(now() - msgs_.front());
             }
+            inside_ns_ += w_.overlap(msgs_.front(), now());
             msgs_.pop_front();
             ++msgs_read_;
         }
@@ -527,8 +528,10 @@ private:
         if (tx_bytes_ - known_read_ > window_)
             r.failures.emplace_back("the sender exceeded the receive window");
         if (ring_.size() > ring_cap_) r.failures.emplace_back("the rx ring overflowed");
-        check_little(r, outstanding_.mean(), mps, sojourn_.mean() / static_cast<double>(ns_per_s),
-                     "messages outstanding");
+        // Little's law on messages with every stay clipped to the window, those still unread at
+        // its end included (check_little_clipped): exact for any window.
+        for (const ns_t sent : msgs_) inside_ns_ += w_.overlap(sent, end_);
+        check_little_clipped(r, outstanding_.mean(), inside_ns_, w_, "messages outstanding");
         return r;
     }
 
@@ -552,6 +555,7 @@ private:
     // sender and TCP
     bool sender_busy_ = false;
     std::deque<ns_t> msgs_; // send time of each message not yet read
+    ns_t inside_ns_ = 0;    // messages' time outstanding inside the window (Little's law)
     std::uint64_t msgs_sent_ = 0, msgs_read_ = 0, app_sent_bytes_ = 0, unsent_ = 0;
     std::uint64_t tx_bytes_ = 0, tx_pkts_ = 0, known_acked_ = 0, known_read_ = 0;
     std::deque<feedback> fb_;
