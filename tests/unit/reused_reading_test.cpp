@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../../examples/rings/spsc_ring.hpp"
+#include "contract_probe.hpp"
 #include "qlimits/clock.hpp"
 #include "qlimits/detail/coarse_clock.hpp"
 
@@ -37,8 +38,10 @@ struct qlimits::detail::adapter_clock<counted_clock> {
 };
 
 #include "qlimits/adapters/channel.hpp"
+#include "qlimits/capture/recorder.hpp"
 #include "qlimits/limits/aimd_limit.hpp"
 #include "qlimits/limits/dql.hpp"
+#include "qlimits/testing/invariants.hpp"
 #include "qlimits/testing/trace.hpp"
 
 namespace {
@@ -156,8 +159,9 @@ using counted_dql = qlimits::dql<counted_clock>;
 using ring_t = rings::spsc_ring<std::uint64_t, 1024>;
 using dql_channel = qlimits::channel<ring_t, counted_dql, counted_clock>;
 
-// One item there and back on this thread, `n` times; clock advanced by `step` every `per_step`.
-void send_receive(dql_channel& ch, int n, int per_step = 1 << 30) {
+// One item there and back on this thread, `n` times; the clock moves a tick every `per_step`.
+template <class Channel>
+void send_receive(Channel& ch, int n, int per_step = 1 << 30) {
     std::uint64_t v = 0;
     for (int k = 0; k < n; ++k) {
         if (k % per_step == per_step - 1)
@@ -182,6 +186,53 @@ TEST_CASE("channel: a dql on a coarse clock reads it once per 16 completions in 
     counted_clock::reads = 0;
     send_receive(ch, 1);
     CHECK(counted_clock::reads == 1);
+}
+
+TEST_CASE("channel: a checked<dql> takes dql's path there (one reading per 16), checked") {
+    // checked<> forwards on_completed(n, seen, now_fn), so a checked dql in a channel is driven
+    // as dql is and its rules are verified on that path (before 2026-12-06 it was driven
+    // through on_completed(n, now): a reading per completion, and the path dql takes untested).
+    using checked_dql = qlimits::testing::checked<counted_dql>;
+    static_assert(qlimits::accepts_seen_time<checked_dql>);
+    auto ring = std::make_unique<ring_t>();
+    qlimits::channel<ring_t, checked_dql, counted_clock> ch(
+        *ring, counted_dql::config_type{.min_limit = 1U << 20});
+    send_receive(ch, 2000, 200);
+    counted_clock::reads = 0;
+    send_receive(ch, 1600, 200);
+    CHECK(counted_clock::reads >= 1600 / 16);
+    CHECK(counted_clock::reads <= 1600 / 16 + 1);
+    CHECK(ch.policy().failure() == nullptr);
+    CHECK(ch.inflight() == 0);
+    // On that path too, a completion of more than is in flight is refused and changes nothing.
+    test::contract_probe probe;
+    checked_dql p(counted_dql::config_type{}, counted_clock::now());
+    REQUIRE(p.on_queued(2));
+    const auto now_fn = []() noexcept { return counted_clock::now(); };
+    CHECK(p.on_completed(1, counted_clock::now(), now_fn));
+    CHECK_FALSE(p.on_completed(2, counted_clock::now(), now_fn));
+    CHECK(probe.count() == 1);
+    CHECK(p.inflight() == 1);
+    CHECK(p.ok());
+}
+
+TEST_CASE("channel: a capturing<dql> reads the clock as rarely as the bare dql, and records") {
+    // capturing<> is meant for production: wrapping dql must not add a clock read per
+    // completion (before 2026-12-06 it did: the seen overload was not forwarded).
+    using cap = qlimits::capturing<counted_dql>;
+    static_assert(qlimits::accepts_seen_time<cap>);
+    qlimits::capture_log log(qlimits::capture_capacity{4096, 4096, 4});
+    auto ring = std::make_unique<ring_t>();
+    qlimits::channel<ring_t, cap, counted_clock> ch(
+        *ring, cap::config_type{{.min_limit = 1U << 20}, &log});
+    send_receive(ch, 2000, 200);
+    counted_clock::reads = 0;
+    send_receive(ch, 1600, 200);
+    CHECK(counted_clock::reads >= 1600 / 16);
+    CHECK(counted_clock::reads <= 1600 / 16 + 1);
+    CHECK(log.item_count() == 3600);
+    CHECK(log.completion_count() == 3600);
+    CHECK(ch.inflight() == 0);
 }
 
 namespace {

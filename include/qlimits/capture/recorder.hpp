@@ -223,6 +223,13 @@ public:
     bool on_completed(std::uint32_t n, time_point now) noexcept {
         return completed(policy_.on_completed(n, now), n);
     }
+    /// A completion told an older clock reading `seen` (forwarded where Policy has it: dql), so
+    /// a captured dql in `channel` on a coarse clock reads the clock as rarely as the bare one.
+    template <class Now>
+        requires accepts_seen_time<Policy> && std::is_nothrow_invocable_r_v<time_point, Now&>
+    bool on_completed(std::uint32_t n, time_point seen, Now&& now) noexcept {
+        return completed(policy_.on_completed(n, seen, now), n);
+    }
     /// One take (forwarded where Policy has it: software_limit), so a captured policy in
     /// `channel` runs the path the bare one does (its takes are not completions to it) and
     /// reads the clock as rarely; recorded in the log as a completion, as before.

@@ -94,6 +94,16 @@ public:
         const look before = looks();
         return completed(n, too_many, p_.on_completed(n, now), before);
     }
+    /// A completion told an older clock reading `seen`, the clock itself as `now` (forwarded
+    /// where Policy has it: dql), so a checked dql in `channel` on a coarse clock is driven as
+    /// dql itself is there, and its checks cover that path.
+    template <class Now>
+        requires accepts_seen_time<Policy> && std::is_nothrow_invocable_r_v<time_point, Now&>
+    bool on_completed(std::uint32_t n, time_point seen, Now&& now) noexcept {
+        const bool too_many = n > model_inflight();
+        const look before = looks();
+        return completed(n, too_many, p_.on_completed(n, seen, now), before);
+    }
     /// A completion the caller knows was counted (forwarded where Policy has it: fixed_limit,
     /// unlimited), so a checked policy in `channel` is driven as the policy itself would be.
     /// The policy trusts the caller here; the checker does not: a completion of more than is
