@@ -170,16 +170,22 @@ void send_receive(Channel& ch, int n, int per_step = 1 << 30) {
         REQUIRE(ch.try_receive(v));
     }
 }
+// A stream in steps of 200 completions (stride 16 after the first), then 1600 more: one
+// reading per 16 of them.
+template <class Channel>
+void check_one_read_per_16(Channel& ch) {
+    send_receive(ch, 2000, 200);
+    counted_clock::reads = 0;
+    send_receive(ch, 1600, 200);
+    CHECK(counted_clock::reads >= 1600 / 16);
+    CHECK(counted_clock::reads <= 1600 / 16 + 1);
+}
 } // namespace
 
 TEST_CASE("channel: a dql on a coarse clock reads it once per 16 completions in a stream") {
     auto ring = std::make_unique<ring_t>();
     dql_channel ch(*ring, counted_dql::config_type{.min_limit = 1U << 20});
-    send_receive(ch, 2000, 200); // steps of 200 completions: stride 16 after the first
-    counted_clock::reads = 0;
-    send_receive(ch, 1600, 200);
-    CHECK(counted_clock::reads >= 1600 / 16);
-    CHECK(counted_clock::reads <= 1600 / 16 + 1);
+    check_one_read_per_16(ch);
     // An empty poll: the consumer may wait now, so the next completion reads.
     std::uint64_t v = 0;
     CHECK_FALSE(ch.try_receive(v));
@@ -197,11 +203,7 @@ TEST_CASE("channel: a checked<dql> takes dql's path there (one reading per 16), 
     auto ring = std::make_unique<ring_t>();
     qlimits::channel<ring_t, checked_dql, counted_clock> ch(
         *ring, counted_dql::config_type{.min_limit = 1U << 20});
-    send_receive(ch, 2000, 200);
-    counted_clock::reads = 0;
-    send_receive(ch, 1600, 200);
-    CHECK(counted_clock::reads >= 1600 / 16);
-    CHECK(counted_clock::reads <= 1600 / 16 + 1);
+    check_one_read_per_16(ch);
     CHECK(ch.policy().failure() == nullptr);
     CHECK(ch.inflight() == 0);
     // On that path too, a completion of more than is in flight is refused and changes nothing.
@@ -225,11 +227,7 @@ TEST_CASE("channel: a capturing<dql> reads the clock as rarely as the bare dql, 
     auto ring = std::make_unique<ring_t>();
     qlimits::channel<ring_t, cap, counted_clock> ch(
         *ring, cap::config_type{{.min_limit = 1U << 20}, &log});
-    send_receive(ch, 2000, 200);
-    counted_clock::reads = 0;
-    send_receive(ch, 1600, 200);
-    CHECK(counted_clock::reads >= 1600 / 16);
-    CHECK(counted_clock::reads <= 1600 / 16 + 1);
+    check_one_read_per_16(ch);
     CHECK(log.item_count() == 3600);
     CHECK(log.completion_count() == 3600);
     CHECK(ch.inflight() == 0);
