@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "qlimits/capture/format.hpp"
 #include "pipe/busy_work.hpp"
 #include "pipe/calibrate.hpp"
@@ -273,6 +274,7 @@ bool write_capture_file(const std::string& file, const qlimits::capture_log& log
         std::snprintf(buf, sizeof buf, "stat %s %llu\n", name, static_cast<unsigned long long>(count));
         pre += buf;
     }
+    make_parent(file);
     std::ofstream f(file, std::ios::binary);
     qlimits::write_capture(log, [&](std::string_view s) {
         f.write(s.data(), static_cast<std::streamsize>(s.size()));
@@ -417,6 +419,7 @@ int pipeline_main(int argc, char** argv) {
                       "): one would overwrite the other");
     for (const std::string* file : {&json_file, &capture_file}) {
         if (file->empty()) continue;
+        make_parent(*file);
         if (!std::ofstream(*file, std::ios::app)) return refuse("cannot write " + *file);
     }
 
@@ -565,14 +568,8 @@ int pipeline_main(int argc, char** argv) {
         print_compare(results, simulated);
     }
 
-    if (!json_file.empty()) {
-        std::ofstream f(json_file);
-        f << sim::json(results);
-        if (!f) {
-            std::fprintf(stderr, "qlimits-lab pipeline: cannot write %s\n", json_file.c_str());
-            return exit_failure;
-        }
-    }
+    if (!json_file.empty() && !write_output("pipeline", json_file, sim::json(results)))
+        return exit_failure;
     bool ok = true;
     for (const auto& r : results)
         for (const auto& f : r.failures) {

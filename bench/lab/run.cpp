@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "sim/cli.hpp"
+#include "output.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/scenarios.hpp"
@@ -19,19 +20,6 @@
 
 namespace lab {
 namespace {
-
-bool write_file(const std::filesystem::path& path, const std::string& text) {
-    std::error_code ec;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) {
-        std::fprintf(stderr, "qlimits-lab run: cannot write %s\n", path.string().c_str());
-        return false;
-    }
-    return true;
-}
 
 /// One SVG per scenario case, plus an index.html that shows them all.
 bool write_plots(const std::string& dir, const std::vector<sim::run_result>& rs,
@@ -48,12 +36,13 @@ bool write_plots(const std::string& dir, const std::vector<sim::run_result>& rs,
         for (const auto& r : rs)
             if (r.scenario == sc && r.case_label == cs) part.push_back(r);
         const std::string name = sim::slug(sc) + "__" + sim::slug(cs) + ".svg";
-        if (!write_file(std::filesystem::path{dir} / name, sim::svg_case(part))) return false;
-        written.push_back((std::filesystem::path{dir} / name).string());
+        const auto path = std::filesystem::path{dir} / name;
+        if (!write_output("run", path, sim::svg_case(part))) return false;
+        written.push_back(path.string());
         index += "<p><img src=\"" + name + "\" alt=\"" + sc + " " + cs + "\"></p>\n";
     }
     index += "</body></html>\n";
-    return write_file(std::filesystem::path{dir} / "index.html", index);
+    return write_output("run", std::filesystem::path{dir} / "index.html", index);
 }
 
 } // namespace
@@ -138,15 +127,16 @@ int run_main(int argc, char** argv) {
                 threads == 1 ? "" : "s");
 
     bool io_ok = true;
-    if (!opt.json_file.empty()) io_ok = write_file(opt.json_file, sim::json(results)) && io_ok;
+    if (!opt.json_file.empty())
+        io_ok = write_output("run", opt.json_file, sim::json(results)) && io_ok;
     if (!opt.csv_dir.empty()) {
-        io_ok = write_file(std::filesystem::path{opt.csv_dir} / "summary.csv",
-                           sim::csv_summary(results)) && io_ok;
+        const std::filesystem::path dir{opt.csv_dir};
+        io_ok = write_output("run", dir / "summary.csv", sim::csv_summary(results)) && io_ok;
         for (const auto& r : results)
-            io_ok = write_file(std::filesystem::path{opt.csv_dir} /
-                                   (sim::slug(r.scenario) + "__" + sim::slug(r.case_label) + "__" +
-                                    sim::slug(r.policy) + ".csv"),
-                               sim::csv_series(r)) && io_ok;
+            io_ok = write_output("run",
+                                 dir / (sim::slug(r.scenario) + "__" + sim::slug(r.case_label) +
+                                        "__" + sim::slug(r.policy) + ".csv"),
+                                 sim::csv_series(r)) && io_ok;
     }
     if (!opt.svg_dir.empty()) {
         std::vector<std::string> written;

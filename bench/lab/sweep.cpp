@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "sim/cli.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
@@ -44,7 +45,10 @@ std::optional<std::string> sweep_values(const sim::param_spec& spec, const std::
     if (hi <= lo) return std::string{"a range a..b needs a < b"};
     out.clear();
     for (std::size_t i = 0; i < n; ++i) {
-        double v = lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(n - 1);
+        // The last point is `hi` itself: lo + (hi - lo) can miss it by a unit in the last place
+        // (0.3..0.9 swept 0.9000000000000001, a value `run` refuses; a lab fuzz, 2026-12-06).
+        const double at = static_cast<double>(i) / static_cast<double>(n - 1);
+        double v = i + 1 == n ? hi : lo + (hi - lo) * at;
         if (spec.integer) v = std::round(v);
         if (out.empty() || v != out.back()) out.push_back(v);
     }
@@ -197,13 +201,10 @@ int sweep_main(int argc, char** argv) {
 
     bool io_ok = true;
     if (!opt.svg_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(opt.svg_dir, ec);
         for (const auto& c : cases) {
             const auto path = std::filesystem::path{opt.svg_dir} /
                               ("sweep__" + sim::slug(sc->name) + "__" + sim::slug(swept) + "__" +
                                sim::slug(c) + ".svg");
-            std::ofstream f(path);
             std::vector<sim::run_result> part;
             std::vector<double> xs;
             for (std::size_t k = 0; k < results.size(); ++k)
@@ -211,19 +212,15 @@ int sweep_main(int argc, char** argv) {
                     part.push_back(results[k]);
                     xs.push_back(job_value[k]);
                 }
-            f << sim::svg_sweep(sc->name + " " + c, swept, part, xs);
-            io_ok = static_cast<bool>(f) && io_ok;
-            if (f) std::printf("\nplot: %s", path.string().c_str());
-            else std::fprintf(stderr, "qlimits-lab sweep: cannot write %s\n", path.string().c_str());
+            const bool written =
+                write_output("sweep", path, sim::svg_sweep(sc->name + " " + c, swept, part, xs));
+            io_ok = written && io_ok;
+            if (written) std::printf("\nplot: %s", path.string().c_str());
         }
         std::printf("\n");
     }
-    if (!opt.json_file.empty()) {
-        std::ofstream f(opt.json_file);
-        f << sim::json(results);
-        io_ok = static_cast<bool>(f) && io_ok;
-        if (!f) std::fprintf(stderr, "qlimits-lab sweep: cannot write %s\n", opt.json_file.c_str());
-    }
+    if (!opt.json_file.empty())
+        io_ok = write_output("sweep", opt.json_file, sim::json(results)) && io_ok;
     bool ok = io_ok;
     for (const auto& r : results)
         for (const auto& f : r.failures) {

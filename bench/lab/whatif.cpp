@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "sim/cli.hpp"
 #include "sim/report.hpp"
 #include "sim/svg.hpp"
@@ -312,29 +313,16 @@ int whatif_main(int argc, char** argv) {
                      captured_policy.c_str(), *x);
 
     bool ok = true;
-    if (!json_file.empty()) {
-        std::ofstream f(json_file);
-        f << sim::json(results);
-        if (!f) {
-            std::fprintf(stderr, "qlimits-lab whatif: cannot write %s\n", json_file.c_str());
-            ok = false;
-        }
-    }
+    if (!json_file.empty()) ok = write_output("whatif", json_file, sim::json(results));
     if (!svg_dir.empty()) {
         std::vector<sim::run_result> plotted(results.begin() + 1, results.end());
-        std::error_code ec;
-        std::filesystem::create_directories(svg_dir, ec);
         const auto path =
             std::filesystem::path{svg_dir} /
             ("whatif__" + sim::slug(plotted.empty() ? file : plotted.front().case_label) + ".svg");
-        std::ofstream f(path, std::ios::binary);
-        f << sim::svg_case(plotted);
-        if (!f) {
-            std::fprintf(stderr, "qlimits-lab whatif: cannot write %s\n", path.string().c_str());
-            ok = false;
-        } else {
+        if (write_output("whatif", path, sim::svg_case(plotted)))
             std::printf("plot: %s\n", path.string().c_str());
-        }
+        else
+            ok = false;
     }
     for (const auto& r : results)
         for (const auto& f : r.failures) {

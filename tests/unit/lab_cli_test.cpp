@@ -336,9 +336,11 @@ TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on
           // round's median; --capture-policy alone did nothing; a file that cannot be written
           // failed (exit 1) after every run; a capture log too large for memory aborted
           "pipeline --pattern=flood,flood", "pipeline --fixed-limit=8,8",
-          "pipeline --capture-policy=none", "pipeline --json /nonexistent-dir/p.json",
-          "pipeline --capture /nonexistent-dir/p.capture",
-          "pipeline --capture /nonexistent-dir/p.capture --duration-ms=600000",
+          // (A path under a file: a missing directory is created since 2026-12-06, and this
+          // suite may run as root, who could create /nonexistent-dir.)
+          "pipeline --capture-policy=none", "pipeline --json /dev/null/dir/p.json",
+          "pipeline --capture /dev/null/dir/p.capture",
+          "pipeline --capture /dev/null/dir/p.capture --duration-ms=600000",
           // review 2026-12-06: a take's work (64 x 20 us) over 5 % of a 20 ms window, where
           // items counted at their takes miscount the window
           "pipeline --work-ns=20000 --duration-ms=20",
@@ -844,4 +846,75 @@ TEST_CASE("lab run: a parameter that counts bytes in one scenario and items in a
     CHECK(error_of({"virtio-bql", "--fixed-limit=65536"}).empty());
     CHECK(error_of({"veth-bql", "--fixed-limit=8"}).empty());
     CHECK(error_of({"all", "--ring=128"}).empty()); // slots everywhere
+}
+
+TEST_CASE("lab binary: every command's --json into a missing directory creates it") {
+    // `run` created a missing parent directory; `sweep`, `whatif` and `pipeline` did not (they
+    // exited 1 with "cannot write") until 2026-12-06 (bench/lab/output.hpp).
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto dir = scratch_path("qlimits_lab_cli_parents");
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir, ec);
+    const auto out = dir / "out.txt";
+    const auto cap = dir / "tiny.capture";
+    {
+        std::ofstream f(cap);
+        f << "qlimits-capture v1\nmeta policy none\n";
+        for (std::uint64_t k = 0; k < 500; ++k) {
+            const std::uint64_t t = 2000 * k;
+            f << "i " << t << ' ' << t + 50 << ' ' << t + 80 << " 1\nc " << t + 100 << " 1\ns "
+              << t + 100 << ' ' << t + 600 << " 1\n";
+        }
+    }
+    const std::pair<const char*, std::string> commands[] = {
+        {"run", "run thread-ring --pattern=flood --policy=none --duration-ms=20 --warmup-ms=5 "
+                "--no-svg"},
+        {"sweep", "sweep thread-ring --pattern=flood --work-ns=100,200 --policy=none "
+                  "--duration-ms=20 --warmup-ms=5 --no-svg"},
+        {"whatif", "whatif " + cap.string() + " --policy=none --no-svg"},
+        {"pipeline", "pipeline --duration-ms=10 --warmup-ms=0 --repeat=1 --policy=none"},
+    };
+    for (const auto& [name, args] : commands) {
+        const auto file = dir / name / "deeper" / "out.json";
+        (void)run_lab(lab, out, args + " --json " + file.string(), 0);
+        CHECK_MESSAGE(std::filesystem::file_size(file, ec) > 0, name);
+    }
+    // An --svg directory is created too (it was before; now through write_output's parents).
+    (void)run_lab(lab, out, "whatif " + cap.string() + " --policy=none --svg " +
+                                (dir / "svg" / "deeper").string(), 0);
+    CHECK(std::filesystem::exists(dir / "svg" / "deeper", ec));
+    std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("lab binary: a swept range ends on its upper bound exactly") {
+    // A lab fuzz (2026-12-06): --jitter=0.3..0.9:2 swept 0.9000000000000001 (lo + (hi - lo)
+    // misses hi by a unit in the last place), a value `run` refuses as out of [0, 0.9].
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto dir = scratch_path("qlimits_lab_cli_sweep_end");
+    std::filesystem::create_directories(dir, ec);
+    const auto file = dir / "sweep.json";
+    (void)run_lab(lab, dir / "out.txt",
+                  "sweep thread-ring --jitter=0.3..0.9:2 --pattern=flood --duration-ms=10 "
+                  "--warmup-ms=0 --policy=none --no-svg --json " + file.string(), 0);
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    jvalue root;
+    jparser jp{text};
+    REQUIRE(jp.value(root));
+    REQUIRE(root.kind == jvalue::array);
+    std::vector<double> swept;
+    for (const auto& r : root.items) {
+        const jvalue* params = r.at("params");
+        REQUIRE(params != nullptr);
+        REQUIRE(params->at("jitter") != nullptr);
+        swept.push_back(params->at("jitter")->num);
+    }
+    REQUIRE(swept.size() == 2);
+    CHECK(swept[0] == 0.3);
+    CHECK(swept[1] == 0.9);
+    std::filesystem::remove_all(dir, ec);
 }

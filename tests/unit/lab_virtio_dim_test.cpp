@@ -94,3 +94,30 @@ TEST_CASE("lab virtio-dim: net_dim is within 2% of the best static profile and b
         if (size == 1400.0) CHECK(dim > 1.10 * off); // seed: +28% at 1400 B
     }
 }
+
+TEST_CASE("lab virtio-dim: a send of no cost takes 1 ns, so the sender's time is its own") {
+    // A lab fuzz (2026-12-06): at --send-ns=0 a one-byte send cost 0.1 ns, jittered to 0, so
+    // the whole write queue was made at t = 0 with no sender time at all (sender_util 0; at
+    // --write-queue-bytes=1e9 the run grew past 1.7 GB and did not end). A send now takes at
+    // least 1 ns, as the event estimate assumes: at most 10^6 messages in 1 ms.
+    const auto rs = run({{"msg-bytes", {1}}, {"send-ns", {0}}, {"write-queue-bytes", {1e6}},
+                         {"duration-ms", {10}}, {"warmup-ms", {0}}},
+                        {"off"});
+    REQUIRE(rs.size() == 1);
+    CHECK(rs[0].get("sender_util").value_or(0) > 0);
+    CHECK(rs[0].get("throughput_pps").value_or(2e9) <= 1e9);
+}
+
+TEST_CASE("lab virtio-dim: the CPU's busy share does not depend on --sample-us") {
+    // A lab fuzz (2026-12-06): the task running at the end was charged up to the last event,
+    // often a time-series sample, so a 1 s recv() filling the window read cpu 0.00 at
+    // --sample-us=1000000 and 1.00 at 1000.
+    for (const double sample_us : {1000.0, 30000.0, 1000000.0}) {
+        CAPTURE(sample_us);
+        const auto rs = run({{"msg-bytes", {1400}}, {"recv-ns", {1e9}}, {"duration-ms", {200}},
+                             {"warmup-ms", {100}}, {"sample-us", {sample_us}}},
+                            {"off"});
+        REQUIRE(rs.size() == 1);
+        CHECK(rs[0].get("cpu_util").value_or(0) == doctest::Approx(1.0));
+    }
+}

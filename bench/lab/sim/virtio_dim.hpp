@@ -215,7 +215,10 @@ private:
 
     void start_send() {
         sender_busy_ = true;
-        const ns_t d = cost(send_ns_ + copy_ * static_cast<double>(msg_bytes_));
+        // At least 1 ns, as the event estimate assumes (scenarios.hpp): at --send-ns=0 and a
+        // copy cost under half a ns, a send of 0 ns made the whole write queue (10^9 one-byte
+        // messages) at t = 0, without bound by --duration-ms (a lab fuzz, 2026-12-06).
+        const ns_t d = std::max<ns_t>(1, cost(send_ns_ + copy_ * static_cast<double>(msg_bytes_)));
         sender_busy_ns_ += w_.overlap(now(), now() + d);
         eng_.after(d, k_send_done);
     }
@@ -481,7 +484,10 @@ private:
     }
 
     run_result finish() {
-        if (cpu_ != task::idle) account(task_start_, now());
+        // The task running at the end is charged up to the window's end, not to the last event
+        // (often a time-series sample: --sample-us changed cpu_util, 0.00 for a 1 s recv() at
+        // --sample-us=1000000; a lab fuzz, 2026-12-06).
+        if (cpu_ != task::idle) account(task_start_, end_);
         outstanding_.finish(end_);
         usecs_.finish(end_);
         ix_.finish(end_);
