@@ -113,25 +113,27 @@ inline void check_little(run_result& r, double occupancy, double per_second, dou
     }
 }
 
-/// Little's law over a finite window, as an identity: the queue's time-averaged occupancy equals
-/// the time its items spent in it inside the window (each item's stay clipped to the window,
-/// items still inside at its end included) over the window's length. It needs no steady state,
-/// so it holds for any window and workload; a failure says the books disagree (an item in the
-/// queue's count but not stamped, or stamped twice), never that the window was too short.
-inline void check_little_clipped(run_result& r, double occupancy, ns_t inside_ns, window w,
+/// Little's law over a finite window, as an identity: the area under the queue's length inside
+/// the window (count x ns, `level::area()`) equals the time its items spent in it inside the
+/// window (each item's stay clipped to the window, items still inside at its end included). It
+/// needs no steady state, so it holds for any window and workload; both sides are exact
+/// integers, so a failure says the books disagree (an item in the queue's count but not
+/// stamped, or stamped twice), never that the window was too short.
+inline void check_little_clipped(run_result& r, area_t occupancy_area, area_t inside_ns, window w,
                                  const char* what = "ring") {
+    if (occupancy_area == inside_ns) return;
     const double span = static_cast<double>(w.end - w.begin);
-    if (span <= 0) return;
-    const double predicted = static_cast<double>(inside_ns) / span;
-    // Both sides are sums of the same integer durations; only rounding may part them.
-    if (std::fabs(occupancy - predicted) > 1e-9 * std::max({occupancy, predicted, 1.0})) {
-        char buf[320];
-        std::snprintf(buf, sizeof buf,
-                      "Little's law (%s): mean occupancy %.9g vs time inside the window over "
-                      "its length %.9g: the queue's count and its items' stamps disagree",
-                      what, occupancy, predicted);
-        r.failures.emplace_back(buf);
-    }
+    const double gap = occupancy_area > inside_ns
+                           ? static_cast<double>(occupancy_area - inside_ns)
+                           : -static_cast<double>(inside_ns - occupancy_area);
+    char buf[384];
+    std::snprintf(buf, sizeof buf,
+                  "Little's law (%s): mean occupancy %.17g vs time inside the window over its "
+                  "length %.17g (%.17g item-ns apart): the queue's count and its items' stamps "
+                  "disagree",
+                  what, static_cast<double>(occupancy_area) / span,
+                  static_cast<double>(inside_ns) / span, gap);
+    r.failures.emplace_back(buf);
 }
 
 } // namespace lab::sim

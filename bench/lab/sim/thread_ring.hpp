@@ -529,7 +529,7 @@ private:
         // was still filling at the window's end failed by 14 % (CI: a capture with a 1.7 ms
         // consumer stall).
         for (const slot& s : ring_) residence_ns_ += w_.overlap(s.entered, end_);
-        check_little_clipped(r, occupancy_.mean(), residence_ns_, w_);
+        check_little_clipped(r, occupancy_.area(), residence_ns_, w_);
         // (A woken producer has its wake-up on its way.)
         const bool stopped =
             state_ == producer_state::stopped || state_ == producer_state::waiting_room;
@@ -563,7 +563,7 @@ private:
     double sleep_call_ns_ = 0, barrier_ns_ = 0, cache_bytes_ = 0, miss_ns_ = 0, jitter_ = 0, due_ = 0;
     std::uint64_t burst_ = 64, gapped_ = 0;
     ns_t end_ = 0, sample_ns_ = 0, ready_ = 0, spin_ns_ = 0, prod_since_ = 0, cons_since_ = 0;
-    ns_t residence_ns_ = 0;   // time items spent in the ring inside the window (Little's law)
+    area_t residence_ns_ = 0; // time items spent in the ring inside the window (Little's law)
     ns_t cons_fence_end_ = 0; // when the consumer's fence before its sleep ends (consumer_take())
     window w_;
     bool per_item_ = false, holding_ = false, consumer_asleep_ = false;

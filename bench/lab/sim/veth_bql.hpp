@@ -455,7 +455,7 @@ private:
         // its end included (check_little_clipped): exact for any window, so a short window no
         // longer fails it (it did with the mean sojourn of departures, before 2026-12-06).
         for (const packet& p : ring_) ring_inside_ns_ += w_.overlap(p.posted, end_);
-        check_little_clipped(r, occupancy_.mean(), ring_inside_ns_, w_, "ring");
+        check_little_clipped(r, occupancy_.area(), ring_inside_ns_, w_, "ring");
         check_live(r, stopped_ != stop_reason::none && !wake_pending_ && ring_.empty() &&
                           consumer_ == consumer_state::sleeping);
         // The qdisc and the probes: nothing lost, and the qdisc's own Little's law (its mean
@@ -464,7 +464,7 @@ private:
         check_conservation(r, "probes", probes_sent_, probes_done_,
                            probes_inside());
         qdisc_.for_each([&](const packet& p) { qdisc_inside_ns_ += w_.overlap(p.born, end_); });
-        check_little_clipped(r, qdisc_level_.mean(), qdisc_inside_ns_, w_, "qdisc");
+        check_little_clipped(r, qdisc_level_.area(), qdisc_inside_ns_, w_, "qdisc");
         return r;
     }
 
@@ -506,7 +506,7 @@ private:
     std::uint64_t generated_ = 0, posted_ = 0, taken_ = 0, completed_units_ = 0;
     bool lose_unit_ = false; // plant_lost_completion()
     std::uint64_t departures_ = 0, stops_ = 0;
-    ns_t ring_inside_ns_ = 0, qdisc_inside_ns_ = 0; // stays inside the window (Little's law)
+    area_t ring_inside_ns_ = 0, qdisc_inside_ns_ = 0; // stays inside the window (Little's law)
     std::uint64_t probes_sent_ = 0, probes_done_ = 0;
     level occupancy_{w_}, qdisc_level_{w_}, policy_level_{w_}, limit_{w_};
     side_books prod_{w_}, cons_{w_};

@@ -537,7 +537,7 @@ private:
         // Little's law on messages with every stay clipped to the window, those still unread at
         // its end included (check_little_clipped): exact for any window.
         for (const ns_t sent : msgs_) inside_ns_ += w_.overlap(sent, end_);
-        check_little_clipped(r, outstanding_.mean(), inside_ns_, w_, "messages outstanding");
+        check_little_clipped(r, outstanding_.area(), inside_ns_, w_, "messages outstanding");
         return r;
     }
 
@@ -561,7 +561,7 @@ private:
     // sender and TCP
     bool sender_busy_ = false;
     std::deque<ns_t> msgs_; // send time of each message not yet read
-    ns_t inside_ns_ = 0;    // messages' time outstanding inside the window (Little's law)
+    area_t inside_ns_ = 0;  // messages' time outstanding inside the window (Little's law)
     std::uint64_t msgs_sent_ = 0, msgs_read_ = 0, app_sent_bytes_ = 0, unsent_ = 0;
     std::uint64_t tx_bytes_ = 0, tx_pkts_ = 0, known_acked_ = 0, known_read_ = 0;
     std::deque<feedback> fb_;
