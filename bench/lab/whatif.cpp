@@ -90,7 +90,7 @@ int whatif_main(int argc, char** argv) {
                     continue;
                 // The sources say so too (they named the synthetic run's 1.5 s: a review).
                 if (s.name == "duration-ms") {
-                    s.def = "(the capture's span, at least 2)";
+                    s.def = "(the capture's span, at least the shortest allowed, 10)";
                     s.source = "the capture: its span, so the replay covers what was captured";
                 } else if (s.name == "warmup-ms") {
                     s.def = "(a tenth of the duration)";

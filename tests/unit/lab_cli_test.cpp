@@ -918,3 +918,38 @@ TEST_CASE("lab binary: a swept range ends on its upper bound exactly") {
     CHECK(swept[1] == 0.9);
     std::filesystem::remove_all(dir, ec);
 }
+
+TEST_CASE("lab binary: whatif ends, or refuses, on captures that broke it (a fuzz, 2026-12-06)") {
+    std::error_code ec;
+    const auto lab = lab_binary();
+    if (lab.empty()) return;
+    const auto dir = scratch_path("qlimits_lab_cli_whatif_fuzz");
+    std::filesystem::create_directories(dir, ec);
+    const auto out = dir / "out.txt";
+    const auto write = [&](const char* name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    };
+    // No think, no send time, services of no time: a closed-loop replay stayed at t = 0 for
+    // ever (killed at 65 s). Each item now takes at least 1 ns.
+    const auto still = write("still.capture", "qlimits-capture v1\ni 0 0 0 1\ni 0 0 0 1\n"
+                                              "i 0 1 1 1\ns 1 1 1\ns 1 1 2\nc 1 3\n");
+    const std::string w = run_lab(lab, out, "whatif " + still +
+                                  " --source=closed --no-svg --policy=none --spin-ns=2000", 0);
+    CHECK(w.find("none") != std::string::npos);
+    // A consumer gap of 1.8e19 ns wrapped the engine's sums: 12 M items/s from a consumer
+    // that costs 1.8e19 ns an item. Refused now, as the other times over 1e15 ns are.
+    const auto wrap = write("wrap.capture", "qlimits-capture v1\ni 0 0 0 1\ni 0 1 1 1\ns 1 1 1\n"
+                                            "s 18000000000000000000 18000000000000000000 1\n"
+                                            "c 1 2\n");
+    CHECK(run_lab(lab, out, "whatif " + wrap + " --no-svg --policy=none", 2).find("1e15") !=
+          std::string::npos);
+    // 100 s at a sample every 10 us: 10^7 samples a replay (933 MB for one policy). Refused
+    // as `run` refuses it.
+    const auto many = write("many.capture", "qlimits-capture v1\nparam sample-us 10\ni 0 0 0 1\n"
+                                            "i 100000000000 100000000000 100000000000 1\n"
+                                            "s 100000000000 100000000500 2\nc 100000000500 2\n");
+    CHECK(run_lab(lab, out, "whatif " + many + " --no-svg --policy=none", 2)
+              .find("time-series samples") != std::string::npos);
+    std::filesystem::remove_all(dir, ec);
+}

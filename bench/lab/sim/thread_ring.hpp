@@ -248,7 +248,10 @@ private:
         } else {
             traced_ready_ = start + trace_->think[i];
             prod_.busy(start, std::min<ns_t>(cost(producer_ns_), trace_->think[i] + trace_->send_pre));
-            start = traced_ready_;
+            // At least 1 ns an item, as whatif's event estimate assumes: a capture with no think
+            // time and no send time (and a consumer that costs nothing) replayed at one instant
+            // for ever (a whatif fuzz, 2026-12-06).
+            start = std::max(traced_ready_, now() + (trace_->send_pre == 0 ? 1 : 0));
         }
         eng_.at(start + trace_->send_pre, k_produced);
     }

@@ -137,6 +137,12 @@ inline std::optional<std::string> make_trace_workload(const qlimits::capture_dat
     }
     if (gap_items > 0)
         out.consumer_gap = gap_ns / gap_items;
+    // The consumer's cost per item besides its work comes from these gaps: bound it as the
+    // times above (a gap of 1.8e19 ns wrapped the engine's sums and replayed at 12 M items/s;
+    // a whatif fuzz, 2026-12-06).
+    if (out.consumer_gap && *out.consumer_gap > longest_ns)
+        return std::string{"the consumer's gaps between services average over 1e15 ns (11.6 "
+                           "days) an item; not a ring's"};
     const ns_t last = out.arrival.back();
     out.period = std::max<ns_t>(last + last / (n - 1), 1);
     return std::nullopt;
