@@ -58,6 +58,23 @@ inline constexpr double event_budget = 3e8;
 /// Time-series samples one run may keep (see validate()).
 inline constexpr double max_samples_per_run = 1e6;
 
+/// Every run keeps its time series for the plots (~80 bytes a sample): at --sample-us=10 over
+/// the longest --duration-ms a run held ~4.7 GB, and `run thread-ring` keeps 36 runs (a review,
+/// 2026-12-05). The defaults' longest run has 600,000 samples. The refusal, if over the cap;
+/// `what` names the run ("run", or whatif's "replay").
+inline std::optional<std::string> too_many_samples(double duration_ms, double sample_us,
+                                                   const char* what = "run") {
+    const double n = duration_ms * 1000.0 / sample_us;
+    if (n <= max_samples_per_run) return std::nullopt;
+    char buf[280];
+    std::snprintf(buf, sizeof buf,
+                  "--duration-ms=%g at --sample-us=%g keeps %.3g time-series samples per %s, "
+                  "over the cap of %.3g (each %s's series is kept for the plots): raise "
+                  "--sample-us or lower --duration-ms",
+                  duration_ms, sample_us, n, what, max_samples_per_run, what);
+    return std::string{buf};
+}
+
 /// Refusals that depend on a whole case: an empty measurement window, a series too long to
 /// keep, a run over the budget.
 inline std::optional<std::string> validate(const job& j) {
@@ -69,18 +86,7 @@ inline std::optional<std::string> validate(const job& j) {
                       warm, dur);
         return std::string{buf};
     }
-    // Every run keeps its time series for the plots (~80 bytes a sample): at --sample-us=10
-    // over the longest --duration-ms a run held ~4.7 GB, and `run thread-ring` keeps 36 runs
-    // (a review, 2026-12-05). The defaults' longest run has 600,000 samples.
-    if (const double n = dur * 1000.0 / j.params.at("sample-us"); n > max_samples_per_run) {
-        char buf[260];
-        std::snprintf(buf, sizeof buf,
-                      "--duration-ms=%g at --sample-us=%g keeps %.3g time-series samples per "
-                      "run, over the cap of %.3g (each run's series is kept for the plots): "
-                      "raise --sample-us or lower --duration-ms",
-                      dur, j.params.at("sample-us"), n, max_samples_per_run);
-        return std::string{buf};
-    }
+    if (auto e = too_many_samples(dur, j.params.at("sample-us"))) return e;
     if (j.sc->check)
         if (auto e = j.sc->check(j.params)) return e;
     if (j.sc->estimate_events) {

@@ -140,17 +140,9 @@ inline std::optional<std::string> values_for(const qlimits::capture_data& c,
                    ": give --duration-ms (and --warmup-ms) to replay a part of it";
     if (out["warmup-ms"] >= out["duration-ms"])
         return std::string{"--warmup-ms must be below --duration-ms"};
-    // The time-series cap `run` has (runner.hpp, validate()): a 100 s capture with `param
-    // sample-us 10` kept 10^7 samples a replay, 933 MB and 16 s for one policy (a whatif fuzz,
-    // 2026-12-06).
-    if (const double n = out["duration-ms"] * 1000.0 / out["sample-us"]; n > max_samples_per_run) {
-        char buf[260];
-        std::snprintf(buf, sizeof buf,
-                      "--duration-ms=%g at --sample-us=%g keeps %.3g time-series samples per "
-                      "replay, over the cap of %.3g: raise --sample-us or lower --duration-ms",
-                      out["duration-ms"], out["sample-us"], n, max_samples_per_run);
-        return std::string{buf};
-    }
+    // The time-series cap `run` has (runner.hpp): a 100 s capture with `param sample-us 10`
+    // kept 10^7 samples a replay, 933 MB and 16 s for one policy (a whatif fuzz, 2026-12-06).
+    if (auto e = too_many_samples(out["duration-ms"], out["sample-us"], "replay")) return e;
     // As `run` does (runner.hpp, validate()): refuse a run over the event budget (~3 events per
     // item), at the faster of the capture's own pace (its items over its span, repeated to fill
     // the duration) and the pace a closed-loop replay may reach (one item per the larger of the
