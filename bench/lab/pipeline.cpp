@@ -417,6 +417,10 @@ int pipeline_main(int argc, char** argv) {
         sim::cli_detail::same_file(json_file, capture_file))
         return refuse("--json and --capture name one file (" + json_file +
                       "): one would overwrite the other");
+    // Both are asked before either is created (noticed 2026-12-06: a good --json and a bad
+    // --capture left the json's new directory and an empty file behind).
+    for (const std::string* file : {&json_file, &capture_file})
+        if (!file->empty() && !could_write(*file)) return refuse("cannot write " + *file);
     for (const std::string* file : {&json_file, &capture_file}) {
         if (file->empty()) continue;
         make_parent(*file);

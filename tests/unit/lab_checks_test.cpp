@@ -1,9 +1,10 @@
 // Issue 14: the lab's honesty checks (bench/lab/sim/result.hpp) at their edges, so a check that
-// silently stops catching is caught: Little's law 4 % off passes and 6 % off fails against the
-// 5 % tolerance (before, the only failing case was 16.7 % off, so 15 % passed unnoticed), in
-// both directions; conservation with one item planted or lost on each side.
+// silently stops catching is caught: Little's law, exact over any window, off by one item-ns
+// fails in both directions; conservation with one item planted or lost on each side.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "../../bench/lab/sim/result.hpp"
@@ -15,12 +16,6 @@
 using namespace lab::sim;
 
 namespace {
-bool little_passes(double occupancy, double per_second, double mean_s) {
-    run_result r = blank_result();
-    check_little(r, occupancy, per_second, mean_s);
-    if (!r.failures.empty()) CHECK(r.failures[0].find("Little's law") != std::string::npos);
-    return r.failures.empty();
-}
 bool conserved(std::uint64_t in, std::uint64_t out, std::uint64_t inside) {
     run_result r = blank_result();
     check_conservation(r, "policy units", in, out, inside);
@@ -28,34 +23,6 @@ bool conserved(std::uint64_t in, std::uint64_t out, std::uint64_t inside) {
     return r.failures.empty();
 }
 } // namespace
-
-TEST_CASE("lab checks: Little's law 4 % off passes, 6 % off fails (tolerance 5 %)") {
-    // The error is measured against the larger of the two sides: |L - lambda W| / max.
-    // occupancy 100 vs predicted 96 (4 %) and 94 (6 %); then predicted above occupancy.
-    CHECK(little_passes(100.0, 1000.0, 0.096));
-    CHECK_FALSE(little_passes(100.0, 1000.0, 0.094));
-    CHECK(little_passes(96.0, 1000.0, 0.100));
-    CHECK_FALSE(little_passes(94.0, 1000.0, 0.100));
-    CHECK(little_passes(100.0, 1000.0, 0.100)); // exact
-    CHECK(little_passes(0.0, 0.0, 0.0));        // nothing moved
-    CHECK_FALSE(little_passes(1.0, 0.0, 0.0));  // occupancy with no throughput
-}
-
-TEST_CASE("lab checks: a Little's law failure names its queue and what to try") {
-    // A parameter fuzz (2026-12-05) met failures of the second check of veth-bql (the qdisc's)
-    // worded as the ring's ("mean inflight"), and a window with no departure at all: the
-    // message now says which queue, and that the window may be too short.
-    run_result r = blank_result();
-    check_little(r, 59.7, 0.0, 0.0, "qdisc");
-    REQUIRE(r.failures.size() == 1);
-    CHECK(r.failures[0].find("Little's law (qdisc)") != std::string::npos);
-    CHECK(r.failures[0].find("nothing left it in the measurement window") != std::string::npos);
-    run_result q = blank_result();
-    check_little(q, 100.0, 1000.0, 0.05); // the ring, by default
-    REQUIRE(q.failures.size() == 1);
-    CHECK(q.failures[0].find("Little's law (ring)") != std::string::npos);
-    CHECK(q.failures[0].find("--duration-ms") != std::string::npos);
-}
 
 TEST_CASE("lab checks: conservation catches one unit planted or lost anywhere") {
     CHECK(conserved(1000, 900, 100));
@@ -178,7 +145,6 @@ TEST_CASE("lab checks: a thread-ring window that ends with the ring still fillin
     const double pps = r.get("throughput_pps").value_or(0);
     const double mean_s = r.get("sojourn_mean_us").value_or(0) / 1e6;
     REQUIRE(occupancy > 0);
-    run_result steady = blank_result();
-    check_little(steady, occupancy, pps, mean_s);
-    CHECK_FALSE(steady.failures.empty()); // the case is one the steady-state form refuses
+    // The steady-state form (departures/s x mean sojourn, 5 % either way) would refuse it.
+    CHECK(std::fabs(occupancy - pps * mean_s) > 0.05 * std::max(occupancy, pps * mean_s));
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "../../bench/lab/output.hpp"
 #include "../../bench/lab/sim/cli.hpp"
 #include "qlimits/capture/format.hpp"
 #include "../../bench/lab/sim/report.hpp"
@@ -310,6 +311,25 @@ TEST_CASE("lab params: the whole number a text denotes, and the shortest text of
     CHECK(shortest_text(1e300) == "1e+300");
 }
 
+TEST_CASE("lab outputs: could_write asks without creating anything") {
+    std::error_code ec;
+    const auto dir = scratch_path("qlimits_lab_could_write");
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir, ec);
+    const auto file = dir / "f.txt";
+    std::ofstream(file) << "x";
+    CHECK(lab::could_write(file));                   // an existing file
+    CHECK_FALSE(lab::could_write(dir));              // a directory is not a file to write
+    CHECK(lab::could_write(dir / "a" / "b" / "c.json")); // missing parents would be made...
+    CHECK_FALSE(std::filesystem::exists(dir / "a")); // ...but are not made by asking
+    CHECK_FALSE(lab::could_write("/dev/null/dir/p.json")); // under a file
+    CHECK_FALSE(lab::could_write(file / "under_a_file.json"));
+    CHECK(lab::could_write("relative_name_in_cwd.json") == (::access(".", W_OK | X_OK) == 0));
+    std::ifstream in(file);
+    CHECK(std::string((std::istreambuf_iterator<char>(in)), {}) == "x"); // untouched
+    std::filesystem::remove_all(dir, ec);
+}
+
 TEST_CASE("lab binary: bad parameters exit with code 2 and a message, nothing on stdout") {
     std::error_code ec;
     const auto lab = lab_binary();
@@ -388,6 +408,15 @@ TEST_CASE("lab binary: pipeline and sweep run, check themselves and exit 0") {
         std::ifstream in(keep);
         const std::string text((std::istreambuf_iterator<char>(in)), {});
         CHECK(text == "[1]");
+    }
+    // A good --json beside a --capture that cannot be written: refused before either is made
+    // (the json's new directory and an empty file were left behind before 2026-12-06).
+    {
+        const auto fresh = dir / "fresh_dir";
+        std::filesystem::remove_all(fresh, ec);
+        (void)run_lab(lab, out, "pipeline --repeat=1 --json " + (fresh / "p.json").string() +
+                                    " --capture /dev/null/dir/p.capture", 2);
+        CHECK_FALSE(std::filesystem::exists(fresh));
     }
     // Tiny real runs: two rows, one round; the checks (conservation, Little) must hold.
     const std::string p = run("pipeline --duration-ms=30 --warmup-ms=10 --repeat=1 "

@@ -87,32 +87,6 @@ inline void check_live(run_result& r, bool stuck) {
                                 "empty ring, and no wake-up is on its way");
 }
 
-/// Little's law: mean occupancy = throughput x mean time inside, within `tolerance`, for the
-/// queue named `what` (the ring, the qdisc, ...). It holds for a queue in a steady state
-/// measured over a window long against the time an item spends in it: a failure with no item
-/// out in the window, or a queue still filling or draining at its end, says the window is too
-/// short for the workload rather than that the model lost items (conservation checks that).
-inline void check_little(run_result& r, double occupancy, double per_second, double mean_s,
-                         const char* what = "ring", double tolerance = 0.05) {
-    const double predicted = per_second * mean_s;
-    const double scale = std::max(occupancy, predicted);
-    if (scale < 1e-9) return; // nothing moved and nothing waited: trivially true
-    if (std::fabs(occupancy - predicted) > tolerance * scale) {
-        char buf[384];
-        std::snprintf(buf, sizeof buf,
-                      "Little's law (%s): mean occupancy %.4g vs throughput x mean sojourn %.4g "
-                      "(off by %.1f%%, allowed %.0f%%)%s",
-                      what, occupancy, predicted,
-                      100.0 * std::fabs(occupancy - predicted) / scale, 100.0 * tolerance,
-                      per_second <= 0.0
-                          ? ": nothing left it in the measurement window; a longer "
-                            "--duration-ms may measure it"
-                          : "; a queue still filling or draining at the window's end, or few "
-                            "departures, break it: a longer --duration-ms may help");
-        r.failures.emplace_back(buf);
-    }
-}
-
 /// Little's law over a finite window, as an identity: the area under the queue's length inside
 /// the window (count x ns, `level::area()`) equals the time its items spent in it inside the
 /// window (each item's stay clipped to the window, items still inside at its end included). It
