@@ -24,7 +24,8 @@
 //    third thread that busy-polls the clock; worst_stall_us is the longest gap that thread saw,
 //    stalls_over_5us_per_s how often it lost more than 5 us
 //    (membarrier interrupts every CPU running a thread of the process on each consumer sleep).
-//  - 1thread_*: one thread plays both sides, 64 items at a time (no cache-line transfer).
+//  - 1thread_*: one thread plays both sides, 64 items at a time (no cache-line transfer);
+//    1thread_*_batched: the batched calls (more = true, receive_batch of 32 per batch).
 //  - bm_round_trip_*: one item there and back through two rings (a request/response pair):
 //    spinning raw rings, moodycamel's blocking queue, blocking channels (unlimited, dql with
 //    its defaults); per_trip is the time of one round trip.
@@ -495,7 +496,41 @@ void bm_1thread(benchmark::State& st, const typename Policy::config_type& cfg,
     benchmark::DoNotOptimize(sum);
     st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
 }
+// The batched calls on one thread: 64 sends with more = true (a doorbell every 32), then two
+// receive_batch of 32 completed per batch. Beside bm_1thread it says whether batching saves the
+// adapter's own instructions, apart from the cache lines and the scheduler of two threads
+// (issue 8: batched never slower than per item).
+template <class Policy>
+void bm_1thread_batched(benchmark::State& st, const typename Policy::config_type& cfg) {
+    auto ring = std::make_unique<ring_t>();
+    auto ch = make_channel<Policy>(*ring, cfg, sleep, qlimits::doorbell_barrier::membarrier);
+    std::array<item, 32> buf{};
+    item sum = 0;
+    for (auto _ : st) {
+        for (item i = 0; i < 64; ++i)
+            (void)ch->try_send(item{i}, (i + 1) % 32 != 0);
+        for (int b = 0; b < 2; ++b) {
+            const std::size_t n = ch->try_receive_batch(buf, qlimits::completion::per_batch);
+            for (std::size_t j = 0; j < n; ++j) sum += buf[j];
+        }
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 64);
+}
 void bm_channel_1thread_unlimited(benchmark::State& st) { bm_1thread<unlimited>(st, {}); }
+void bm_channel_1thread_fixed(benchmark::State& st) { bm_1thread<fixed>(st, fixed_never_bites); }
+void bm_channel_1thread_unlimited_batched(benchmark::State& st) {
+    bm_1thread_batched<unlimited>(st, {});
+}
+void bm_channel_1thread_fixed_batched(benchmark::State& st) {
+    bm_1thread_batched<fixed>(st, fixed_never_bites);
+}
+void bm_channel_1thread_dql_batched(benchmark::State& st) {
+    bm_1thread_batched<dql>(st, dql_never_bites);
+}
+void bm_channel_1thread_sw_batched(benchmark::State& st) {
+    bm_1thread_batched<sw>(st, sw_never_bites);
+}
 void bm_channel_1thread_dql(benchmark::State& st) { bm_1thread<dql>(st, dql_never_bites); }
 void bm_channel_1thread_unlimited_fences(benchmark::State& st) {
     bm_1thread<unlimited>(st, {}, sleep, fences);
@@ -630,6 +665,11 @@ QLIMITS_CHANNEL_BENCH(bm_round_trip_channel_unlimited);
 QLIMITS_CHANNEL_BENCH(bm_round_trip_channel_dql);
 BENCHMARK(bm_channel_1thread_raw_ring);
 BENCHMARK(bm_channel_1thread_unlimited);
+BENCHMARK(bm_channel_1thread_fixed);
+BENCHMARK(bm_channel_1thread_unlimited_batched);
+BENCHMARK(bm_channel_1thread_fixed_batched);
+BENCHMARK(bm_channel_1thread_dql_batched);
+BENCHMARK(bm_channel_1thread_sw_batched);
 BENCHMARK(bm_channel_1thread_dql);
 BENCHMARK(bm_channel_1thread_unlimited_fences);
 BENCHMARK(bm_channel_1thread_unlimited_spin);
