@@ -120,6 +120,80 @@ TEST_CASE("channel: max_object items through a 1024-slot ring, two threads, bloc
     CHECK(ch.inflight() == 0);
 }
 
+TEST_CASE("channel: a third thread's inflight() stays within the cap, max_object items streaming") {
+    // A review (2026-12-06): inflight() from a third thread read the policy's completed count,
+    // then its posted count, and what moved between the two reads added up: 21 of 7.6e8 readings
+    // above 2^31 - 1, up to 4,026,531,825 (15 items where 8 fit), and a reader paused over 2^32
+    // units saw the difference wrap. Now read again while the completions moved (or clamped).
+    test::contract_probe probe;
+    auto ring = std::make_unique<huge_ring>();
+    qlimits::channel<huge_ring, qlimits::unlimited<clock_ms>> ch(*ring);
+    constexpr std::uint64_t n = 20000;
+    std::atomic<bool> done{false};
+    std::uint64_t reads = 0, above = 0, disagree = 0;
+    std::thread monitor([&] {
+        while (!done.load(std::memory_order_relaxed)) {
+            const auto s = ch.stats();
+            above += ch.inflight() > qlimits::channel_max_inflight_units;
+            above += s.inflight > qlimits::channel_max_inflight_units;
+            disagree += s.policy.inflight != s.inflight;
+            ++reads;
+        }
+    });
+    std::thread producer([&] {
+        for (std::uint64_t i = 0; i < n; ++i)
+            if (ch.send(std::uint64_t{i}) != send_status::ok)
+                return;
+    });
+    std::uint64_t got = 0, v = 0;
+    while (got < n && ch.receive(v)) ++got;
+    producer.join();
+    done.store(true, std::memory_order_relaxed);
+    monitor.join();
+    CHECK(got == n);
+    CHECK(reads > 0);
+    CHECK(above == 0);
+    CHECK(disagree == 0); // stats() reports one reading in both places
+    CHECK(probe.count() == 0);
+}
+
+namespace {
+// A policy whose inflight() returns scripted readings, moving the adapter's completed count
+// where the script says a completion happened during that read.
+struct scripted_inflight {
+    std::atomic<std::uint64_t>* completed = nullptr;
+    std::vector<std::uint32_t> readings;
+    std::vector<bool> moved;
+    mutable std::size_t calls = 0;
+    std::uint32_t inflight() const noexcept {
+        const std::size_t k = calls < readings.size() ? calls : readings.size() - 1;
+        ++calls;
+        if (moved[k]) completed->fetch_add(1, std::memory_order_relaxed);
+        return readings[k];
+    }
+};
+} // namespace
+
+TEST_CASE("observed_inflight: read again while completions moved; never above the cap") {
+    std::atomic<std::uint64_t> completed{0};
+    constexpr std::uint32_t cap = qlimits::channel_max_inflight_units;
+    // A wrapped reading taken while a completion moved, then a quiet one: the quiet one.
+    scripted_inflight wrapped{&completed, {4'026'531'825U, 5}, {true, false}};
+    CHECK(qlimits::detail::observed_inflight(wrapped, completed, cap) == 5U);
+    CHECK(wrapped.calls == 2);
+    // Quiet but above the cap (posts raced in): read again, then clamped.
+    scripted_inflight high{&completed, {cap + 7U}, {false}};
+    CHECK(qlimits::detail::observed_inflight(high, completed, cap) == cap);
+    CHECK(high.calls == 4);
+    // Completions move at every read (a side that never pauses): the last reading, within cap.
+    scripted_inflight busy{&completed, {9, 8, 7, 6}, {true, true, true, true}};
+    CHECK(qlimits::detail::observed_inflight(busy, completed, cap) == 6U);
+    // A quiet reading within the cap is taken at once.
+    scripted_inflight quiet{&completed, {3}, {false}};
+    CHECK(qlimits::detail::observed_inflight(quiet, completed, cap) == 3U);
+    CHECK(quiet.calls == 1);
+}
+
 TEST_CASE("tx_gate: xmit_more batches of max_object units are refused past 2^31 - 1, not wrapped") {
     test::contract_probe probe;
     flag_ring ring;
@@ -138,6 +212,7 @@ TEST_CASE("tx_gate: xmit_more batches of max_object units are refused past 2^31 
     CHECK(refused == 12);
     CHECK(gate.stats().refused == 12);
     CHECK(gate.policy().inflight() == 8U * qlimits::fixed_max_object);
+    CHECK(gate.stats().policy.inflight == 8U * qlimits::fixed_max_object);
     for (int i = 0; i < counted; ++i)
         CHECK(gate.completed(ring, qlimits::fixed_max_object, clock_ms::time_point{}));
     CHECK(probe.count() == 0);

@@ -166,6 +166,7 @@
 #include "qlimits/detail/asymmetric_barrier.hpp"
 #include "qlimits/detail/coarse_clock.hpp"
 #include "qlimits/detail/futex.hpp"
+#include "qlimits/detail/observed_inflight.hpp"
 
 #ifndef QLIMITS_CHECK_SPSC
 #ifdef NDEBUG
@@ -487,7 +488,11 @@ public:
         return f_.producer_state.load(std::memory_order_relaxed) == stopped_by_limit;
     }
     [[nodiscard]] std::uint32_t limit() const noexcept { return policy_.limit(); }
-    [[nodiscard]] std::uint32_t inflight() const noexcept { return policy_.inflight(); }
+    /// Units counted and not yet completed; from any thread, never above max_inflight_units and
+    /// never wrapped (detail/observed_inflight.hpp).
+    [[nodiscard]] std::uint32_t inflight() const noexcept {
+        return detail::observed_inflight(policy_, c_.units_completed, max_inflight_units);
+    }
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
     /// The policy itself, for its completion-side setters (e.g. dql::set_max_limit,
     /// fixed_limit::set_limit): call them from the consumer thread. A raised limit wakes a
@@ -496,10 +501,10 @@ public:
     /// channel then takes the next send even where the policy's room is stale, as dql's is).
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
     /// Counters are read one by one (relaxed): each is exact, the set is not one snapshot.
-    /// `inflight` (as inflight()) from a third thread reads the completions, then the posts:
-    /// never below zero, but it may include posts made between the two reads.
+    /// `inflight` and `policy.inflight` are one reading of inflight(): from a third thread never
+    /// above max_inflight_units and never wrapped, but off by what moved during the read.
     [[nodiscard]] stats_type stats() const noexcept {
-        return {p_.stops.load(std::memory_order_relaxed),
+        stats_type s{p_.stops.load(std::memory_order_relaxed),
                 p_.restarts.load(std::memory_order_relaxed),
                 p_.full.load(std::memory_order_relaxed),
                 p_.waits.load(std::memory_order_relaxed),
@@ -510,12 +515,14 @@ public:
                 p_.backoff_pauses.load(std::memory_order_relaxed),
                 c_.backoff_pauses.load(std::memory_order_relaxed),
                 policy_.limit(),
-                policy_.inflight(),
+                inflight(),
                 stopped(),
                 f_.producer_state.load(std::memory_order_relaxed) == waiting_for_room,
                 f_.consumer_asleep.load(std::memory_order_relaxed) != 0,
                 barrier_now(),
                 policy_.stats()};
+        detail::set_inflight(s.policy, s.inflight);
+        return s;
     }
 
 private:

@@ -43,6 +43,7 @@
 #include "qlimits/adapters/ring_traits.hpp"
 #include "qlimits/concepts.hpp"
 #include "qlimits/config.hpp"
+#include "qlimits/detail/observed_inflight.hpp"
 
 namespace qlimits {
 inline namespace v0 {
@@ -174,11 +175,18 @@ public:
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
     /// The policy itself, for its completion-side setters (e.g. dql::set_max_limit).
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
+    /// Counters are read one by one (relaxed): each is exact, the set is not one snapshot.
+    /// `policy.inflight`, where the policy's stats have it, is read as the adapters read it for
+    /// any thread: never above max_inflight_units and never wrapped
+    /// (detail/observed_inflight.hpp), but off by what moved during the read.
     [[nodiscard]] stats_type stats() const noexcept {
-        return {p_.stops.load(std::memory_order_relaxed),
-                p_.restarts.load(std::memory_order_relaxed),
-                c_.wakeups.load(std::memory_order_relaxed),
-                p_.refused.load(std::memory_order_relaxed), policy_.stats()};
+        stats_type s{p_.stops.load(std::memory_order_relaxed),
+                     p_.restarts.load(std::memory_order_relaxed),
+                     c_.wakeups.load(std::memory_order_relaxed),
+                     p_.refused.load(std::memory_order_relaxed), policy_.stats()};
+        detail::set_inflight(s.policy, detail::observed_inflight(policy_, c_.units_completed,
+                                                                 max_inflight_units));
+        return s;
     }
 
 private:
