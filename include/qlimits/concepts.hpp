@@ -53,7 +53,9 @@ concept limit_policy =
 /// that the n units were counted by on_queued() before (an adapter that saw them pass a FIFO
 /// ahead of an item posted later), so the policy need not read the producer's count to check
 /// for over-completion (the caller's knowledge is the check). Adapters call the overload where
-/// a policy has it (fixed_limit, unlimited) and on_completed(n, now) otherwise.
+/// a policy has it (fixed_limit, unlimited) and on_completed(n, now) otherwise. A caller that
+/// is wrong corrupts the books for good (inflight() wraps; later over-completions pass) until
+/// reset(): use the plain overload unless you can prove the count.
 struct known_counted_t {
     explicit known_counted_t() = default;
 };

@@ -222,3 +222,33 @@ TEST_CASE("fixed/unlimited: on_unqueued() of more than is in flight is refused a
     }
     CHECK(f.available() == 100);
 }
+
+TEST_CASE("unlimited/fixed: a post past 2^31 - 1 units in flight is refused, never wrapped") {
+    // A review (2026-12-06): unlimited, which never asks the producer to stop, took 17 items of
+    // max_object units, wrapped its 32-bit books, and sent the next rightful completion to the
+    // contract handler as an over-completion.
+    test::contract_probe probe;
+    constexpr std::uint32_t big = qlimits::fixed_max_object;
+    qlimits::unlimited<clock_ms> u({}, tp{});
+    int taken = 0;
+    for (int i = 0; i < 17; ++i)
+        if (u.available() >= 0 && u.on_queued(big)) ++taken;
+    CHECK(taken == 8); // 8 x (2^28 - 1) < 2^31 <= 9 x (2^28 - 1)
+    CHECK(u.inflight() == 8U * big);
+    CHECK(u.stats().rejected_enqueues == 9);
+    CHECK(u.on_completed(big, tp{})); // a rightful completion is taken
+    CHECK(probe.count() == 0);
+    CHECK(u.on_queued(big, tp{})); // room again: 8 x big = 2^31 - 8 in flight
+    CHECK(u.on_queued(7));         // exactly 2^31 - 1
+    CHECK_FALSE(u.on_queued(1));
+    CHECK(u.inflight() == 0x7FFF'FFFFU);
+    CHECK(u.on_completed(0x7FFF'FFFFU, tp{}));
+    CHECK(u.inflight() == 0);
+    // fixed_limit, for a caller that posts without asking available(): the same bound.
+    qlimits::fixed_limit<clock_ms> f({.limit = 10}, tp{});
+    for (int i = 0; i < 8; ++i) CHECK(f.on_queued(big));
+    CHECK_FALSE(f.on_queued(big));
+    CHECK(f.inflight() == 8U * big);
+    CHECK(f.on_completed(8U * big, tp{}));
+    CHECK(probe.count() == 0);
+}

@@ -54,7 +54,8 @@ struct baseline_stats {
     std::uint32_t limit;             ///< the limit (UINT32_MAX for unlimited)
     std::uint32_t inflight;          ///< queued - completed (mod 2^32)
     std::int64_t available;          ///< units that may still be posted; < 0: stop
-    std::uint64_t rejected_enqueues; ///< enqueues refused for exceeding max_object
+    std::uint64_t rejected_enqueues; ///< enqueues refused: over max_object, or over 2^31 - 1
+                                     ///< units in flight
 };
 
 namespace detail {
@@ -75,21 +76,34 @@ struct baseline_counters {
     producer_line p;
     completion_line c;
 
+    // Refused (false, counted in `rejected`, nothing else changes): an item over max_object,
+    // and a post that would put more than 2^31 - 1 units in flight. The 32-bit books compare
+    // in flight as a signed difference: past that, a rightful completion would read as an
+    // over-completion (a review, 2026-12-06: unlimited, which never asks the producer to stop,
+    // wrapped at 17 items of max_object units and refused the next completion). fixed_limit
+    // stops a producer that honours available() long before. completed_seen is a lower bound
+    // of the completed count (it only grows), so the bound is read fresh only when the last
+    // reading does not show room; it also keeps completed_seen within 2^31 of queued, so the
+    // room may_post() computes from it cannot wrap.
     bool queue(std::uint32_t n) noexcept {
-        if (n > fixed_max_object) [[unlikely]] {
+        const std::uint32_t q = p.queued.load(std::memory_order_relaxed) + n;
+        if (n > fixed_max_object || !within_books(q)) [[unlikely]] {
             p.rejected.store(p.rejected.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
             return false;
         }
-        const std::uint32_t q = p.queued.load(std::memory_order_relaxed) + n;
         p.queued.store(q, std::memory_order_relaxed);
-        // Keep completed_seen within 2^31 of queued, so the 32-bit room may_post() computes
-        // from it cannot wrap, even for a caller that posts without asking may_post() (the
-        // adapters ask it before every post, which refreshes it far sooner).
-        if (q - p.completed_seen > 0x8000'0000U) [[unlikely]]
-            p.completed_seen = c.completed.load(std::memory_order_relaxed);
         return true;
     }
+    // queued would be q: at most max_inflight in flight (every earlier post kept it so, and n
+    // <= max_object, so q - completed cannot wrap).
+    bool within_books(std::uint32_t q) noexcept {
+        if (q - p.completed_seen <= max_inflight) [[likely]]
+            return true;
+        p.completed_seen = c.completed.load(std::memory_order_relaxed);
+        return q - p.completed_seen <= max_inflight;
+    }
+    static constexpr std::uint32_t max_inflight = 0x7FFF'FFFFU;
     // Checked against a fresh reading of `queued` every time, as dql does: on_unqueued() makes
     // it shrink, so an older reading is no bound (a cached one let a completion of units taken
     // back through; review 2026-12-03). Callers that know the units were counted (channel)
@@ -175,7 +189,9 @@ public:
     fixed_limit(const fixed_limit&) = delete;
     fixed_limit& operator=(const fixed_limit&) = delete;
 
-    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object.
+    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object,
+    /// or when more than 2^31 - 1 units would be in flight (a producer that honours available()
+    /// never gets there).
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
     /// Take back n units of an on_queued() whose item never left (producer side). n more
@@ -199,7 +215,9 @@ public:
         return n_.complete(n, "fixed_limit::on_completed");
     }
     /// As on_completed(n, now), for a caller that knows the n units were counted (see
-    /// known_counted_t): no over-completion check, which would read the producer's line.
+    /// known_counted_t): no over-completion check, which would read the producer's line. The
+    /// caller's word is the check: more than is in flight passed here wraps inflight() to
+    /// ~2^32, and the policy's books stay wrong (later over-completions pass) until reset().
     bool on_completed(std::uint32_t n, time_point, known_counted_t) noexcept {
         n_.complete_counted(n);
         return true;
@@ -228,7 +246,8 @@ private:
 };
 
 /// No limit: available() is always the largest positive value, so an adapter's stop path is
-/// never taken (and, available() being a constant, is compiled away). Counts inflight anyway.
+/// never taken (and, available() being a constant, is compiled away). Counts inflight anyway,
+/// in 32 bits: a post that would put more than 2^31 - 1 units in flight is refused.
 template <clock_source Clock = jiffy_clock>
 class unlimited {
 public:
@@ -243,6 +262,9 @@ public:
     unlimited(const unlimited&) = delete;
     unlimited& operator=(const unlimited&) = delete;
 
+    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object,
+    /// or when more than 2^31 - 1 units would be in flight: the 32-bit books cannot count
+    /// more (the adapters refuse such a send before it reaches the policy).
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
     /// Take back n units of an on_queued() whose item never left (producer side). n more
@@ -256,7 +278,9 @@ public:
         return n_.complete(n, "unlimited::on_completed");
     }
     /// As on_completed(n, now), for a caller that knows the n units were counted (see
-    /// known_counted_t): no over-completion check, which would read the producer's line.
+    /// known_counted_t): no over-completion check, which would read the producer's line. The
+    /// caller's word is the check: more than is in flight passed here wraps inflight() to
+    /// ~2^32, and the policy's books stay wrong (later over-completions pass) until reset().
     bool on_completed(std::uint32_t n, time_point, known_counted_t) noexcept {
         n_.complete_counted(n);
         return true;
