@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string_view>
 
 #include "../../examples/rings/spsc_ring.hpp"
 #include "contract_probe.hpp"
@@ -47,6 +48,25 @@ TEST_CASE("aimd: a drop or a sample over the timeout backs off by the ratio, rou
     CHECK(r.on_sample(5s, 0, false) == 81);   // exactly the timeout is not over it
     CHECK(r.on_sample(6s, 0, false) == 72);   // floor(81 * 0.9 = 72.9)
     CHECK(r.on_sample(6s, 100, false) == 64); // backoff wins over "in use"
+}
+
+TEST_CASE("aimd: a negative RTT (a clock stepped back) is ignored unless it is a drop") {
+    // A review (2026-12-06): five samples of -5 s raised the limit from 20 to 25.
+    qlimits::aimd_rule r(qlimits::aimd_config{.min_limit = 1, .timeout = 100us});
+    for (int i = 0; i < 5; ++i) CHECK(r.on_sample(-5s, 1000, false) == 20U);
+    CHECK(r.on_sample(0ns, 1000, false) == 21U);  // 0 is a good sample (one coarse tick)
+    CHECK(r.on_sample(-1ns, 1000, true) == 18U);  // a drop backs off whatever the RTT
+}
+
+TEST_CASE("gradient2: a growth value outside queue_growth is an invalid config") {
+    qlimits::gradient2_config g;
+    CHECK(g.valid());
+    g.growth = static_cast<qlimits::queue_growth>(7);
+    CHECK_FALSE(g.valid());
+    test::contract_probe probe;
+    qlimits::gradient2_limit<clock_ns> p(g, tp{});
+    CHECK(probe.count() == 1);
+    CHECK(std::string_view(probe.last().where) == "gradient2_limit::gradient2_limit");
 }
 
 TEST_CASE("aimd: the limit stays within [min_limit, max_limit]") {
@@ -363,6 +383,9 @@ TEST_CASE("peer_policy: over-completion and a bad config go to the contract hand
     REQUIRE(p.on_queued(3));
     CHECK_FALSE(p.on_completed(4, tp{}));
     CHECK(probe.count() == 2);
+    // `where` names the operation (config.hpp), as dql's "dql::on_completed" (a review,
+    // 2026-12-06: the peers named only the policy).
+    CHECK(std::string_view(probe.last().where) == "gradient2_limit::on_completed");
     CHECK(p.inflight() == 3);
     CHECK(p.stats().samples == 0);
     CHECK_FALSE(p.on_queued(qlimits::peer_policy<qlimits::aimd_rule, clock_ns>::max_object + 1));

@@ -50,17 +50,22 @@ struct aimd_config {
 class aimd_rule {
 public:
     using config_type = aimd_config;
-    /// The policy's name in contract messages.
-    static constexpr const char* name = "aimd_limit";
+    /// The operations named in contract messages (config.hpp: `where` is the operation).
+    static constexpr const char* where_completed = "aimd_limit::on_completed";
+    static constexpr const char* where_constructed = "aimd_limit::aimd_limit";
 
     /// cfg must be valid (the facade checks); initial_limit is clamped into [min, max].
     explicit constexpr aimd_rule(const aimd_config& cfg) noexcept
         : cfg_(cfg), limit_(detail::initial_limit_of(cfg)) {}
 
     /// One RTT sample: rtt, the items in flight when it was taken, and whether it was a drop.
-    /// Returns the new limit.
+    /// Returns the new limit. A negative rtt (a clock that stepped back) is ignored unless it is
+    /// a drop: read as a good sample it raised the limit (a review, 2026-12-06); Vegas ignores
+    /// such samples too. 0 is a good sample (both stamps in one tick of a coarse clock).
     constexpr std::uint32_t on_sample(std::chrono::nanoseconds rtt, std::uint32_t inflight,
                                       bool dropped) noexcept {
+        if (rtt.count() < 0 && !dropped) [[unlikely]]
+            return limit_;
         std::uint64_t next = limit_;
         if (dropped || rtt > cfg_.timeout) {
             next = static_cast<std::uint64_t>(static_cast<double>(limit_) * cfg_.backoff_ratio);

@@ -54,13 +54,16 @@ struct gradient2_config {
     /// Units one item counts for (1 for packet-counted rings; a typical item size for bytes).
     std::uint32_t units_per_item = 1;
 
-    /// 1 <= min_limit <= max_limit, smoothing in (0, 1], tolerance > 0, long_window >= 1,
-    /// warmup >= 1, long_rtt_decay in (0, 1], and max_limit * units_per_item within
+    /// 1 <= min_limit <= max_limit, growth one of queue_growth's values, smoothing in (0, 1],
+    /// tolerance > 0, long_window >= 1, warmup >= 1, long_rtt_decay in (0, 1], and
+    /// max_limit * units_per_item within
     /// peer_max_limit. (A warmup of 0 started the long average at 0 and moved it by 2 / 601 of
     /// a sample at a time: under a steady RTT the gradient sat at its floor and the limit fell
     /// to the minimum; a review, 2026-12-05. Upstream's warm-up is fixed at 10.)
     [[nodiscard]] constexpr bool valid() const noexcept {
-        return detail::peer_bounds_valid(min_limit, max_limit, units_per_item) && smoothing > 0.0 &&
+        return detail::peer_bounds_valid(min_limit, max_limit, units_per_item) &&
+               (growth == queue_growth::constant || growth == queue_growth::square_root) &&
+               smoothing > 0.0 &&
                smoothing <= 1.0 && tolerance > 0.0 && long_window >= 1 && warmup >= 1 &&
                long_rtt_decay > 0.0 && long_rtt_decay <= 1.0;
     }
@@ -70,8 +73,9 @@ struct gradient2_config {
 class gradient2_rule {
 public:
     using config_type = gradient2_config;
-    /// The policy's name in contract messages.
-    static constexpr const char* name = "gradient2_limit";
+    /// The operations named in contract messages (config.hpp: `where` is the operation).
+    static constexpr const char* where_completed = "gradient2_limit::on_completed";
+    static constexpr const char* where_constructed = "gradient2_limit::gradient2_limit";
 
     /// cfg must be valid (the facade checks); initial_limit is clamped into [min, max].
     explicit constexpr gradient2_rule(const gradient2_config& cfg) noexcept : cfg_(cfg) { reset(); }

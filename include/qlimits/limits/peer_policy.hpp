@@ -22,7 +22,8 @@
 //
 // Time: one tick is one Clock::duration; sojourns reach the rules in nanoseconds. Use a fine clock
 // (the default steady_clock_source): a 1 ms tick reads most ring sojourns as 0 (Vegas ignores a
-// 0 ns sample, as upstream; Gradient2 and AIMD read it as 1 ns).
+// 0 ns sample, as upstream; Gradient2 and AIMD read it as 1 ns). A negative one (a clock that
+// stepped back) Vegas and AIMD ignore (AIMD still takes a drop) and Gradient2 reads as 1 ns.
 //
 // Threading: on_queued()/available() belong to the producer; on_completed(), on_sample(),
 // reset() to the completion path. Each side must be serialised on its own; the two sides may run
@@ -102,7 +103,8 @@ public:
 
     // ---- producer side -------------------------------------------------------------------
 
-    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object.
+    /// Report n units posted. Refused (false, only the rejection counted) when n > max_object,
+    /// or over 2^31 - 1 units in flight (a producer that honours available() never gets there).
     bool on_queued(std::uint32_t n) noexcept { return n_.queue(n); }
     /// As on_queued(n); the time is not needed (sojourns are timed on the completion side).
     bool on_queued(std::uint32_t n, time_point) noexcept { return n_.queue(n); }
@@ -118,7 +120,7 @@ public:
     /// the rule one sample. More than is in flight is a contract violation; if the handler
     /// returns, the call is refused (false) and nothing changes.
     bool on_completed(std::uint32_t n, time_point now) noexcept {
-        if (!n_.complete(n, Rule::name)) [[unlikely]]
+        if (!n_.complete(n, Rule::where_completed)) [[unlikely]]
             return false;
         const std::uint64_t t = qlimits::ticks_of(now);
         const std::uint32_t done = n_.c.completed.load(std::memory_order_relaxed);
@@ -180,7 +182,7 @@ private:
         if (cfg.valid()) [[likely]]
             return cfg;
         static constexpr config_type defaults{};
-        detail::contract_failed(Rule::name, "invalid config (see its valid())");
+        detail::contract_failed(Rule::where_constructed, "invalid config (see its valid())");
         return defaults;
     }
 

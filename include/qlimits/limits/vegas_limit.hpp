@@ -68,8 +68,9 @@ struct vegas_config {
 class vegas_rule {
 public:
     using config_type = vegas_config;
-    /// The policy's name in contract messages.
-    static constexpr const char* name = "vegas_limit";
+    /// The operations named in contract messages (config.hpp: `where` is the operation).
+    static constexpr const char* where_completed = "vegas_limit::on_completed";
+    static constexpr const char* where_constructed = "vegas_limit::vegas_limit";
 
     /// cfg must be valid (the facade checks); initial_limit is clamped into [min, max].
     explicit constexpr vegas_rule(const vegas_config& cfg) noexcept : cfg_(cfg) { reset(); }
