@@ -190,6 +190,15 @@ TEST_CASE("capture: the reader names the line and the reason of every malformed 
     CHECK(error_of(h + "stat stops -1\n") ==
           "3: bad number (expected unsigned decimal below 2^64)");
     CHECK(error_of(h + "x 1\n") == "3: unknown record 'x'");
+    // Quoted fields stay short and printable (a review, 2026-12-06: a 1 MiB version string was
+    // copied whole into the reason, an escape sequence raw).
+    CHECK(error_of("qlimits-capture " + std::string(1 << 20, 'v') + "\n") ==
+          "1: unsupported capture version '" + std::string(32, 'v') +
+              "...' (this reader reads v1)");
+    CHECK(error_of("qlimits-capture v1\x1b[2J\n") ==
+          "1: unsupported capture version 'v1\\x1b[2J' (this reader reads v1)");
+    CHECK(error_of(h + std::string(40, 'y') + " 1\n") ==
+          "3: unknown record '" + std::string(32, 'y') + "...'");
     CHECK(error_of(h + "i 1 2 3 1\nc 4 2\n") == "0: more units completed than queued");
     // A dropped item's units are unknown: with drops the units rule cannot be checked.
     CHECK(error_of(h + "dropped 1 0 0\ni 1 2 3 1\nc 4 5\n") == "ok");

@@ -104,6 +104,26 @@ inline bool parse_capture_number(std::string_view s, double& out) noexcept {
     out = v;
     return true;
 }
+// A field of the input as an error message quotes it: at most 32 bytes (then "..."), bytes
+// outside printable ASCII as \xHH, so a reason stays one short line whatever the input held (a
+// review, 2026-12-06: a 1 MiB version string was copied whole, an escape sequence raw).
+inline std::string quoted_field(std::string_view f) {
+    constexpr std::size_t shown = 32;
+    std::string out = "'";
+    for (std::size_t i = 0; i < f.size() && i < shown; ++i) {
+        const auto c = static_cast<unsigned char>(f[i]);
+        if (c >= 0x20 && c < 0x7F) {
+            out += static_cast<char>(c);
+        } else {
+            constexpr const char* hex = "0123456789abcdef";
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xF];
+        }
+    }
+    if (f.size() > shown) out += "...";
+    return out + "'";
+}
 } // namespace detail
 
 /// Write the header, `preamble` (meta/param/stat lines the caller formatted, or nothing), the
@@ -165,8 +185,9 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
             if (kind != "qlimits-capture" || f.count != 2)
                 return fail(line_no, "not a qlimits capture (expected 'qlimits-capture v1' first)");
             if (f.field[1] != "v1")
-                return fail(line_no, "unsupported capture version '" + std::string(f.field[1]) +
-                                         "' (this reader reads v1)");
+                return fail(line_no, "unsupported capture version " +
+                                         detail::quoted_field(f.field[1]) +
+                                         " (this reader reads v1)");
             header = true;
             continue;
         }
@@ -237,7 +258,7 @@ void write_capture(const capture_log& log, Sink&& sink, std::string_view preambl
                 return fail(line_no, "bad number (expected unsigned decimal below 2^64)");
             out.stats.emplace_back(std::string(f.field[1]), v[0]);
         } else {
-            return fail(line_no, "unknown record '" + std::string(kind.substr(0, 32)) + "'");
+            return fail(line_no, "unknown record " + detail::quoted_field(kind));
         }
     }
     if (!header)
