@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <unistd.h>
 
@@ -39,10 +40,35 @@ inline bool could_write(const std::filesystem::path& path) {
     }
 }
 
+/// The files this process has written through write_output(), in order.
+inline std::vector<std::filesystem::path>& outputs_written() {
+    static std::vector<std::filesystem::path> paths;
+    return paths;
+}
+
+/// The output this process already wrote that `path` names (the same file, however spelled),
+/// or an empty path.
+inline std::filesystem::path written_as(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return {};
+    for (const auto& p : outputs_written())
+        if (std::filesystem::equivalent(path, p, ec)) return p;
+    return {};
+}
+
 /// Writes `text` to `path` (parents created); on failure prints "qlimits-lab CMD: cannot write
-/// PATH" on stderr and returns false.
+/// PATH" on stderr and returns false. A path that names a file this command already wrote
+/// (`run --json DIR/index.html --svg DIR`: review 2026-12-06, the JSON was lost with exit 0) is
+/// refused the same way, naming the output it would have overwritten, which is kept.
 inline bool write_output(const char* cmd, const std::filesystem::path& path,
                          std::string_view text) {
+    if (const auto first = written_as(path); !first.empty()) {
+        std::fprintf(stderr,
+                     "qlimits-lab %s: cannot write %s: it is %s, another output of this command "
+                     "(kept)\n",
+                     cmd, path.string().c_str(), first.string().c_str());
+        return false;
+    }
     make_parent(path);
     std::ofstream f(path, std::ios::binary);
     f.write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -51,6 +77,7 @@ inline bool write_output(const char* cmd, const std::filesystem::path& path,
         std::fprintf(stderr, "qlimits-lab %s: cannot write %s\n", cmd, path.string().c_str());
         return false;
     }
+    outputs_written().push_back(path);
     return true;
 }
 

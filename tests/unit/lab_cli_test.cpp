@@ -214,6 +214,17 @@ TEST_CASE("lab run arguments: refusals say what is wrong") {
     CHECK(error_of({"veth-bql", "--ring=300000"}).find("out of range") != std::string::npos);
     CHECK(error_of({"veth-bql", "--ring=12abc"}).find("not a number") != std::string::npos);
     CHECK(error_of({"veth-bql", "--ring=2.5"}).find("not a whole number") != std::string::npos);
+    // A fraction that strtod rounds to a whole double is still a fraction (review 2026-12-06:
+    // --nrules=1.0000000000000001 ran as nrules=1); whole forms of any spelling are taken.
+    CHECK(error_of({"veth-bql", "--ring=64.0000000000000001"}).find("not a whole number") !=
+          std::string::npos);
+    CHECK(error_of({"veth-bql", "--nrules=1e-30"}).find("not a whole number") !=
+          std::string::npos);
+    for (const char* whole : {"--ring=64.000", "--ring=6.4e1", "--ring=640e-1", "--nrules=-0",
+                              "--nrules=0.0e-3"}) {
+        CAPTURE(whole);
+        CHECK(error_of({"veth-bql", whole}).empty());
+    }
     CHECK(error_of({"veth-bql", "--ring="}).find("empty") != std::string::npos);
     CHECK(error_of({"veth-bql", "--ring=8,16"}).find("one value") != std::string::npos);
     // A value given twice ran its case twice (review 2026-12-03).
@@ -789,6 +800,10 @@ TEST_CASE("lab binary: a sweep whose every case ignores the swept value says so"
                             "--policy=none",
                   2)
               .find("no case uses --burst-gap-us") != std::string::npos);
+    // A range over a named parameter swept the names' indices, shown as 0 and 1 (review
+    // 2026-12-06); the names go in a list.
+    CHECK(run_lab(lab, out, "sweep virtio-bql --qdisc=fq..fifo --queues=1 --policy=none", 2)
+              .find("--qdisc takes names, not a range") != std::string::npos);
     std::filesystem::remove(out, ec);
 }
 
@@ -827,6 +842,43 @@ TEST_CASE("lab binary: outputs that would overwrite an input or each other, and 
                   2)
               .find("name one file") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(both)); // refused before the probe that creates files
+    // An output named twice within one command (review 2026-12-06: `run --json DIR/index.html
+    // --svg DIR` kept the HTML index and lost the JSON, exit 0): the second write is refused,
+    // naming the first, which is kept whole; the command exits 1.
+    {
+        const std::string quick = "run thread-ring --policy=none --pattern=flood --duration-ms=20 "
+                                  "--warmup-ms=0 ";
+        const auto plots = dir / "plots";
+        const std::string said =
+            run_lab(lab, out, quick + "--json " + (plots / "index.html").string() + " --svg " +
+                                  plots.string(), 1);
+        CHECK(said.find("another output of this command") != std::string::npos);
+        std::ifstream in(plots / "index.html");
+        const std::string kept((std::istreambuf_iterator<char>(in)), {});
+        CHECK(kept.rfind("[", 0) == 0); // the JSON, written first
+        const auto csvs = dir / "csvs";
+        CHECK(run_lab(lab, out, quick + "--no-svg --json " + (csvs / "./summary.csv").string() +
+                                    " --csv " + csvs.string(), 1)
+                  .find("another output of this command") != std::string::npos);
+        // Distinct files in one directory are fine.
+        run_lab(lab, out, quick + "--json " + (plots / "r.json").string() + " --svg " +
+                              plots.string(), 0);
+    }
+    // The capture's `meta policy` reaches the terminal quoted, as the reader quotes a bad
+    // field (review 2026-12-06: an escape sequence was printed raw, a long name whole).
+    {
+        const auto odd = dir / "odd_policy.capture";
+        std::string text = capture;
+        text.insert(text.find('\n') + 1,
+                    "meta policy \x1b[31mRED\x1b[0m" + std::string(300, 'p') + "\n");
+        std::ofstream(odd) << text;
+        const std::string w =
+            run_lab(lab, out, "whatif " + odd.string() + " --policy=none --no-svg", 0);
+        CHECK(w.find('\x1b') == std::string::npos);
+        CHECK(w.find("under '\\x1b[31mRED\\x1b[0mppp") != std::string::npos);
+        CHECK(w.find("'meta policy' '\\x1b[31mRED") != std::string::npos);
+        CHECK(w.find(std::string(40, 'p')) == std::string::npos); // at most 32 bytes shown
+    }
     // The empty window of the captured row is explained (the capture spans 0.4 ms).
     CHECK(run_lab(lab, out, "whatif " + c + " --policy=none --no-svg --duration-ms=200", 0)
               .find("a shorter --warmup-ms measures it") != std::string::npos);
