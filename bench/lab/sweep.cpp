@@ -29,6 +29,10 @@ std::optional<std::string> sweep_values(const sim::param_spec& spec, const std::
         any.sweep = true; // a list, whatever the parameter is in `run`
         return sim::parse_list(any, text, out);
     }
+    // A range is over numbers: over a named parameter it ran the names' indices and showed
+    // them as 0, 1, 2 (review 2026-12-06). A list of names (--qdisc=fq,fifo) sweeps them.
+    if (!spec.choices.empty())
+        return "--" + spec.name + " takes names, not a range: give them as a list (a,b,c)";
     std::string hi_text = text.substr(dots + 2);
     std::size_t n = 6;
     if (const std::size_t colon = hi_text.find(':'); colon != std::string::npos) {

@@ -240,6 +240,12 @@ int whatif_main(int argc, char** argv) {
         std::snprintf(overhead, sizeof overhead, "%.4g ns per item, from the capture", *o);
     else
         std::snprintf(overhead, sizeof overhead, "consumer-item-ns %g", values["consumer-item-ns"]);
+    // The capture's words are quoted as its reader quotes a bad field (at most 32 bytes, control
+    // bytes as \xHH): a review (2026-12-06) had an escape sequence reach the terminal raw.
+    const std::string policy_shown =
+        cap.meta_or("policy").empty()
+            ? std::string{"(unnamed policy)"}
+            : qlimits::detail::quoted_field(cap.meta_or("policy"));
     std::printf("whatif %s: %zu items over %.1f ms (dropped: %llu items, %llu completions, %llu "
                 "services), captured under %s; %s loop; replay %g ms, %g ms warm-up; ring %g, "
                 "batch %g; wake-ns %g, wake-call-ns %g, sleep-call-ns %g; consumer overhead %s\n\n",
@@ -247,7 +253,7 @@ int whatif_main(int argc, char** argv) {
                 static_cast<unsigned long long>(cap.dropped_items),
                 static_cast<unsigned long long>(cap.dropped_completions),
                 static_cast<unsigned long long>(cap.dropped_services),
-                cap.meta_or("policy", "(unnamed policy)").c_str(), src, values["duration-ms"],
+                policy_shown.c_str(), src, values["duration-ms"],
                 values["warmup-ms"], values["ring"], values["batch"], values["wake-ns"],
                 values["wake-call-ns"], values["sleep-call-ns"], overhead);
     std::vector<sim::run_result> results;
@@ -301,9 +307,9 @@ int whatif_main(int argc, char** argv) {
         known_policy = known_policy || row.name == captured_policy;
     if (!captured_policy.empty() && !known_policy)
         std::fprintf(stderr,
-                     "qlimits-lab whatif: note: 'meta policy %s' names no row whatif replays, "
+                     "qlimits-lab whatif: note: 'meta policy' %s names no row whatif replays, "
                      "so no replay of the captured policy stands beside the capture\n",
-                     captured_policy.c_str());
+                     policy_shown.c_str());
     if (const auto x = sim::whatif::own_replay_off(results, captured_policy))
         std::fprintf(stderr,
                      "qlimits-lab whatif: note: the replay of the captured policy (%s) gives "

@@ -131,7 +131,11 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
     const double v = std::strtod(s.c_str(), &end);
     if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
         return "'" + s + "' is not a number";
-    if (spec.integer && v != std::floor(v)) return "'" + s + "' is not a whole number";
+    // Whole by the text, not by the double strtod rounded it to: "1.0000000000000001" reads as
+    // 1.0 (review 2026-12-06). The sign does not make a number whole or not ("-0" is 0).
+    if (spec.integer && (v != std::floor(v) ||
+                         !whole_digits(std::string_view{s}.substr(s.front() == '-' ? 1 : 0))))
+        return "'" + s + "' is not a whole number";
     if (v < spec.min || v > spec.max) {
         std::string e = s;
         e += " is out of range [";
