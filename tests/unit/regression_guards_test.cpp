@@ -369,7 +369,10 @@ TEST_CASE("asymmetric barrier: heavy() reports a membarrier that ran as done") {
     if (ch.stats().barrier != qlimits::barrier_in_use::membarrier)
         return; // QLIMITS_FORCE_SYMMETRIC_BARRIER build
     std::uint64_t out = 0;
-    CHECK_FALSE(ch.receive(out, std::chrono::steady_clock::now() + std::chrono::milliseconds{20}));
+    // Again if a stall longer than the deadline came before the wait could sleep (a loaded VM).
+    for (int k = 0; k < 10 && ch.stats().consumer_sleeps == 0; ++k)
+        CHECK_FALSE(
+            ch.receive(out, std::chrono::steady_clock::now() + std::chrono::milliseconds{20}));
     CHECK(ch.stats().consumer_sleeps >= 1);
     CHECK(ch.stats().membarrier_failures == 0);
     CHECK(ch.stats().barrier == qlimits::barrier_in_use::membarrier);
