@@ -242,10 +242,10 @@ int whatif_main(int argc, char** argv) {
         std::snprintf(overhead, sizeof overhead, "consumer-item-ns %g", values["consumer-item-ns"]);
     // The capture's words are quoted as its reader quotes a bad field (at most 32 bytes, control
     // bytes as \xHH): a review (2026-12-06) had an escape sequence reach the terminal raw.
-    const std::string policy_shown =
-        cap.meta_or("policy").empty()
-            ? std::string{"(unnamed policy)"}
-            : qlimits::detail::quoted_field(cap.meta_or("policy"));
+    const std::string captured_policy = cap.meta_or("policy");
+    const std::string policy_shown = captured_policy.empty()
+                                         ? std::string{"(unnamed policy)"}
+                                         : qlimits::detail::quoted_field(captured_policy);
     std::printf("whatif %s: %zu items over %.1f ms (dropped: %llu items, %llu completions, %llu "
                 "services), captured under %s; %s loop; replay %g ms, %g ms warm-up; ring %g, "
                 "batch %g; wake-ns %g, wake-call-ns %g, sleep-call-ns %g; consumer overhead %s\n\n",
@@ -301,7 +301,6 @@ int whatif_main(int argc, char** argv) {
     // The captured policy replayed: the model's error on this program and machine, which the
     // other rows share. (The proof runs' goal is +-20 %, scripts/whatif_proof.sh; docs/lab.md
     // has how far they are from it.)
-    const std::string captured_policy = cap.meta_or("policy");
     bool known_policy = false;
     for (const auto& row : rows)
         known_policy = known_policy || row.name == captured_policy;

@@ -133,9 +133,10 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
         return "'" + s + "' is not a number";
     // Whole by the text, not by the double strtod rounded it to: "1.0000000000000001" reads as
     // 1.0 (review 2026-12-06). The sign does not make a number whole or not ("-0" is 0).
-    if (spec.integer && (v != std::floor(v) ||
-                         !whole_digits(std::string_view{s}.substr(s.front() == '-' ? 1 : 0))))
-        return "'" + s + "' is not a whole number";
+    const std::optional<std::string> digits =
+        spec.integer ? whole_digits(std::string_view{s}.substr(s.front() == '-' ? 1 : 0))
+                     : std::nullopt;
+    if (spec.integer && !digits) return "'" + s + "' is not a whole number";
     if (v < spec.min || v > spec.max) {
         std::string e = s;
         e += " is out of range [";
@@ -150,7 +151,7 @@ inline std::optional<std::string> parse_value(const param_spec& spec, std::strin
     // is; "1000000000000000001" is not). (In range here, and every range's maximum is below
     // 2^64, so the cast is defined.)
     if (spec.integer && v >= 9007199254740992.0 && // 2^53 + 1 reads as 2^53
-        whole_digits(s) != std::to_string(static_cast<unsigned long long>(v)))
+        *digits != std::to_string(static_cast<unsigned long long>(v)))
         return "'" + s + "' cannot be taken exactly (above 2^53, a double holds no such whole "
                          "number)";
     out = v == 0 ? 0.0 : v; // "-0" is 0, not a -0 printed in case names

@@ -56,15 +56,13 @@ struct gradient2_config {
 
     /// 1 <= min_limit <= max_limit, growth one of queue_growth's values, smoothing in (0, 1],
     /// tolerance > 0, long_window >= 1, warmup >= 1, long_rtt_decay in (0, 1], and
-    /// max_limit * units_per_item within
-    /// peer_max_limit. (A warmup of 0 started the long average at 0 and moved it by 2 / 601 of
+    /// max_limit * units_per_item within peer_max_limit. (A warmup of 0 started the long average at 0 and moved it by 2 / 601 of
     /// a sample at a time: under a steady RTT the gradient sat at its floor and the limit fell
     /// to the minimum; a review, 2026-12-05. Upstream's warm-up is fixed at 10.)
     [[nodiscard]] constexpr bool valid() const noexcept {
         return detail::peer_bounds_valid(min_limit, max_limit, units_per_item) &&
                (growth == queue_growth::constant || growth == queue_growth::square_root) &&
-               smoothing > 0.0 &&
-               smoothing <= 1.0 && tolerance > 0.0 && long_window >= 1 && warmup >= 1 &&
+               smoothing > 0.0 && smoothing <= 1.0 && tolerance > 0.0 && long_window >= 1 && warmup >= 1 &&
                long_rtt_decay > 0.0 && long_rtt_decay <= 1.0;
     }
 };
