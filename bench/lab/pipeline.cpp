@@ -132,10 +132,11 @@ sim::run_result summarize(const row_runs& rr, const std::string& pattern,
 }
 
 void print_table(const std::vector<sim::run_result>& rs) {
-    std::printf("%-7s %-11s %10s %-22s %8s %8s %8s %6s %8s %6s %9s %9s %9s %8s %8s %8s\n",
+    std::printf("%-7s %-11s %10s %-22s %8s %8s %8s %8s %6s %8s %6s %9s %9s %9s %9s %8s %8s "
+                "%8s\n",
                 "pattern", "policy", "items/s", "x none med [min-max]", "soj.p50", "soj.p99",
-                "soj.max", ">thr", "inflight", "limit", "stops/s", "p.wake/s", "c.wake/s",
-                "p.cpu/it", "c.cpu/it", "sendw.p99");
+                "work.p99", "soj.max", ">thr", "inflight", "limit", "stops/s", "p.wake/s",
+                "p.sleep/s", "c.wake/s", "p.cpu/it", "c.cpu/it", "sendw.p99");
     for (const auto& r : rs) {
         char ratio[64] = "-";
         if (r.get("throughput_x_none"))
@@ -145,20 +146,26 @@ void print_table(const std::vector<sim::run_result>& rs) {
         const auto f = [&](const char* m, const char* fmt = "%.4g") {
             return sim::fmt_num(r.get(m), fmt);
         };
-        std::printf("%-7s %-11s %10s %-22s %8s %8s %8s %6s %8s %6s %9s %9s %9s %8s %8s %8s\n",
+        std::printf("%-7s %-11s %10s %-22s %8s %8s %8s %8s %6s %8s %6s %9s %9s %9s %9s %8s "
+                    "%8s %8s\n",
                     r.case_label.c_str(),
                     (r.policy + (r.failures.empty() ? "" : " FAILED")).c_str(),
                     f("throughput_pps").c_str(), ratio, f("sojourn_p50_us").c_str(),
-                    f("sojourn_p99_us").c_str(), f("sojourn_max_us").c_str(),
+                    f("sojourn_p99_us").c_str(), f("to_work_p99_us").c_str(),
+                    f("sojourn_max_us").c_str(),
                     f("sojourn_over_threshold", "%.3f").c_str(), f("inflight_mean", "%.3g").c_str(),
                     f("limit_final").c_str(), f("producer_stops_per_s", "%.3g").c_str(),
                     f("producer_wakeups_per_s", "%.3g").c_str(),
+                    f("producer_sleeps_per_s", "%.3g").c_str(),
                     f("consumer_wakeups_per_s", "%.3g").c_str(),
                     f("producer_cpu_ns_per_item").c_str(), f("consumer_cpu_ns_per_item").c_str(),
                     f("send_wait_p99_us").c_str());
     }
-    std::printf("(times in us; sojourn push to pop, stamped by the ring; CPU in ns per item from "
-                "the threads' CPU clocks; x none: throughput against none of the same round)\n");
+    std::printf("(times in us; sojourn push to pop, stamped by the ring; work.p99 push to the "
+                "start of the item's work, the wait in the consumer's batch included; p.wake/s "
+                "producers restarted by the consumer, asleep or still polling; p.sleep/s the "
+                "producer's futex sleeps; CPU in ns per item from the threads' CPU clocks; x "
+                "none: throughput against none of the same round)\n");
 }
 
 /// Sim vs real, per pattern and policy: throughput against none and sojourn p99.

@@ -10,7 +10,9 @@
 //    its burst's release in bursts, so both count the wait behind items a limit held back.
 //    (Paced is open loop: items fall due on a schedule. Bursts are closed loop: a burst is
 //    released a gap after the previous one was sent, so a delay a limit adds to the next
-//    release is in neither the send wait nor a schedule);
+//    release is in neither the send wait nor a schedule); to_work is push to the start of the
+//    item's work, the wait in the consumer's batch behind the items taken before it included
+//    (interpolated within a take from its last pop and the end of its work);
 //  - inflight is time-weighted: each side integrates its own count over the window (the
 //    producer at each entry stamp, which the ring hands back, the consumer at each take
 //    stamp), and the window's items are counted by their take stamps. Little's law then
@@ -22,7 +24,8 @@
 //    thread at the window's edges, less the producer's pacing: its naps and spin to each due
 //    time (paced) and its sleep between bursts (pacing_timer below);
 //    wake-ups and stops from the channel's own counters, read by a third thread at the edges
-//    and divided by the time between the two readings;
+//    and divided by the time between the two readings (producer_wakeups counts every restart
+//    of a stopped producer, one still polling included; producer_waits its futex sleeps);
 //  - conservation: every item sent is taken, or found in the ring after both threads stopped,
 //    and the policy's books are back to zero after the drain.
 #pragma once
@@ -84,6 +87,7 @@ struct measured {
     std::uint64_t items = 0; ///< taken inside the window
     double seconds = 0;
     sim::histogram sojourn;   ///< push to pop, items taken inside the window
+    sim::histogram to_work;   ///< push to the start of the item's work (sojourn + batch wait)
     sim::histogram send_wait; ///< ready to entry, every send entering inside the window
     std::uint64_t over = 0;
     double inflight_mean = 0;
@@ -249,6 +253,17 @@ measured run_real_with(const workload& s, const sim::policy_row& row,
                 for (std::size_t b = 0; b < s.item_bytes; b += 8) checksum += p[b];
                 work.run(s.work_ns);
             }
+            // An item's wait does not end at its pop: it waits in buf until the items taken
+            // before it are worked. Its work starts at the take's last pop plus its share of
+            // the take's work (interpolated: one clock read per take, not per item).
+            const std::uint64_t worked_to = now_ns();
+            const std::uint64_t work_from = std::min(t, worked_to);
+            for (std::size_t i = 0; i < n; ++i) {
+                const item& it = buf[i];
+                if (it.take_ns < w0 || it.take_ns >= w1) continue;
+                const std::uint64_t start = work_from + (worked_to - work_from) * i / n;
+                m.to_work.add(start > it.entry_ns ? start - it.entry_ns : 0);
+            }
             if (log != nullptr) log->served(static_cast<std::uint32_t>(n), served_from);
         }
         if (!started) c_cpu0 = thread_cpu_ns();
@@ -342,6 +357,9 @@ inline void report(sim::run_result& r, const measured& m) {
     r.set("producer_stops_per_s", per_s(m.stops));
     r.set("producer_wakeups_per_s", per_s(m.producer_wakeups));
     r.set("consumer_wakeups_per_s", per_s(m.consumer_wakeups));
+    r.set("producer_sleeps_per_s", per_s(m.producer_waits));
+    r.set("consumer_sleeps_per_s", per_s(m.consumer_sleeps));
+    r.set("to_work_p99_us", us_of(m.to_work, m.to_work.quantile(0.99)));
     r.set("producer_cpu_ns_per_item", per_item(m.producer_cpu_ns));
     r.set("consumer_cpu_ns_per_item", per_item(m.consumer_cpu_ns));
     r.set("cpu_util", static_cast<double>(m.consumer_cpu_ns) / (m.seconds * 1e9));
