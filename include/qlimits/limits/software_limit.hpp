@@ -43,8 +43,9 @@
 //    Running dry while a woken producer is awaited (a look saw it, or room was given at an
 //    empty ring once a drain rate is known), the consumer idles: the sample adds the idle at
 //    the drain rate, and a nonzero idle keeps the next rate sample between two empty moments
-//    out. The lead is the largest sample of the current and the previous window, so it
-//    shrinks within two windows once it is too big;
+//    out. The lead is the largest sample of the current window and what the previous window
+//    carried: its own largest sample or half of what it was given, so a lead too big halves
+//    at the end of every window;
 //  - stop frequency: stops x step per unit completed over a window; it does not depend on the
 //    step (a producer that outruns the consumer stops once per step), so step = stop frequency x
 //    wake cost / overhead share is a fixed point, not a ratchet;
@@ -159,9 +160,10 @@ struct software_limit_config {
     /// cost less than wake_cost lose less). 3 was tried: steps then grow past what a 100 us
     /// sojourn budget allows on the lab's veth cases (docs/software_limit.md, "The cost model").
     std::uint32_t overhead_share_pct = 10;
-    /// Estimation window: 1 ms. Lead samples live for one to two windows, the stop frequency is
-    /// measured over one. One Linux jiffy at HZ=1000, the shortest interval at which classic DQL
-    /// can change its limit at all; this policy shrinks at the end of every window.
+    /// Estimation window: 1 ms. Lead samples count whole for one to two windows, then halve at
+    /// the end of each; the stop frequency is measured over one. One Linux jiffy at HZ=1000,
+    /// the shortest interval at which classic DQL can change its limit at all; this policy
+    /// shrinks at the end of every window.
     std::chrono::nanoseconds window = std::chrono::milliseconds{1};
 
     /// 1 <= min_limit <= max_limit <= software_max_limit; cache_floor <= software_max_limit;
@@ -1397,9 +1399,17 @@ private:
         c_.stop_freq_seen.store(c_.stop_freq, std::memory_order_relaxed);
         c_.window_stop_steps = 0;
         c_.window_completed = done;
-        c_.lead_prev = c_.lead_cur;
+        // The lead carried into the next window: this window's largest sample, or half of what
+        // was carried, whichever is larger. A sample taken while the consumer starved is the
+        // one that says how long a wake-up takes; the samples after it are taken at the limit
+        // it raised, where nothing starves, and are shorter. Forgotten after two windows, it
+        // let the limit fall back below a wake-up's worth and the consumer starve again
+        // (thread-ring floods at 0.94-0.95x none: docs/software_limit.md, "A lead that
+        // halves"); halved, a lead too big still shrinks at the end of every window.
+        c_.lead_prev = c_.lead_cur > c_.lead_prev / 2 ? c_.lead_cur : c_.lead_prev / 2;
         c_.lead_cur = 0;
-        c_.lead_units_prev = c_.lead_units_cur;
+        c_.lead_units_prev = c_.lead_units_cur > c_.lead_units_prev / 2 ? c_.lead_units_cur
+                                                                         : c_.lead_units_prev / 2;
         c_.lead_units_cur = 0;
         c_.batch_prev = c_.batch_cur;
         c_.batch_cur = 0;
