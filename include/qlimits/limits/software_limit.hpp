@@ -1559,8 +1559,10 @@ private:
         std::uint64_t last_time = 0; // the latest time on_taken() read: stamps its untimed gifts
         std::uint64_t take_time = 0; // the time of the current take, once read (on_taken())
         bool take_timed = false;     // ... read
-        std::uint64_t lead_cur = 0, lead_prev = 0; // largest lead sample (ticks) per window
-        std::uint32_t lead_units_cur = 0, lead_units_prev = 0; // ... and in units
+        // This window's largest lead sample (ticks), and the lead carried from the last (its
+        // largest sample, or half of what it was carried: roll_window()); ... and in units.
+        std::uint64_t lead_cur = 0, lead_prev = 0;
+        std::uint32_t lead_units_cur = 0, lead_units_prev = 0;
         std::uint32_t wake_done = 0, wake_checked_done = 0; // completed counts at those times
         std::uint64_t resolve_time = ~std::uint64_t{0}; // when the last wake was seen to end
         std::uint32_t batch_cur = 0, batch_prev = 0; // largest completion batch per window
